@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# One-shot set-up of a fresh Debian 12 machine for building and testing the
+# extended AF_XDP PMD: Debian packages, the driver-SDK headers of the installed
+# DPDK (from Debian's source package, only when they are missing), and the build.
+#
+# Usage: scripts/setup.sh [--no-build]
+# Environment:
+#   AFXDP_CACHE   where downloaded sources are kept (default /var/cache/af-xdp-direct)
+#   BUILD_DIR     meson build directory (default ./build)
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+cache=${AFXDP_CACHE:-/var/cache/af-xdp-direct}
+build_dir=${BUILD_DIR:-$top/build}
+do_build=1
+[ "${1:-}" = "--no-build" ] && do_build=0
+
+log() { printf '[setup] %s\n' "$*"; }
+die() { printf '[setup] error: %s\n' "$*" >&2; exit 1; }
+
+[ "$(id -u)" -eq 0 ] || die "run as root: packages are installed and the tests need CAP_NET_ADMIN/CAP_BPF"
+
+packages=(
+	# build
+	gcc make meson ninja-build pkg-config python3-pyelftools clang llvm
+	# DPDK (runtime, apps and headers), XDP libraries
+	dpdk dpdk-dev libdpdk-dev libxdp-dev libbpf-dev bpftool
+	# fetching the DPDK source package
+	dpkg-dev
+	# tests: topology, traffic and measurement
+	iproute2 ethtool iputils-ping netcat-openbsd valgrind procps coreutils
+	python3
+)
+
+missing=()
+for p in "${packages[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+	log "installing: ${missing[*]}"
+	apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
+else
+	log "all packages present"
+fi
+
+# The driver-SDK headers (ethdev_driver.h, bus_vdev_driver.h, ...) are not in
+# Debian's libdpdk-dev.  Fetch the exact source of the installed DPDK once.
+dpdk_incdir=$(pkg-config --variable=includedir libdpdk)/dpdk
+sdk_opt=""
+if [ -f "$dpdk_incdir/ethdev_driver.h" ] && [ -f "$dpdk_incdir/bus_vdev_driver.h" ]; then
+	log "installed DPDK has the driver-SDK headers; nothing to fetch"
+else
+	pkgver=$(dpkg-query -W -f='${Version}' libdpdk-dev)
+	upver=${pkgver%%-*}
+	srcdir="$cache/dpdk-$pkgver"
+	if [ ! -f "$srcdir/.complete" ]; then
+		log "fetching Debian source of dpdk=$pkgver into $srcdir"
+		srclist=/etc/apt/sources.list.d/af-xdp-direct-deb-src.sources
+		if ! apt-get indextargets --format '$(CREATED_BY)' 2>/dev/null | grep -q Sources; then
+			cat > "$srclist" <<-SRC
+			# added by af-xdp-direct scripts/setup.sh: source of the installed DPDK
+			Types: deb-src
+			URIs: http://deb.debian.org/debian
+			Suites: bookworm bookworm-updates
+			Components: main
+			Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+
+			Types: deb-src
+			URIs: http://deb.debian.org/debian-security
+			Suites: bookworm-security
+			Components: main
+			Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+			SRC
+			apt-get update -qq
+		fi
+		rm -rf "$srcdir" && mkdir -p "$srcdir"
+		(cd "$srcdir" && apt-get source -qq "dpdk=$pkgver" >/dev/null)
+		tree=$(find "$srcdir" -mindepth 1 -maxdepth 1 -type d -name 'dpdk*' | head -n1)
+		[ -n "$tree" ] || die "apt-get source dpdk=$pkgver produced no tree in $srcdir"
+		ln -sfn "$(basename "$tree")" "$srcdir/tree"
+		touch "$srcdir/.complete"
+	fi
+	sdk_opt="-Ddpdk_sdk=$srcdir/tree"
+	log "driver-SDK headers from $srcdir/tree (DPDK $upver)"
+fi
+
+if [ $do_build -eq 1 ]; then
+	if [ -d "$build_dir" ]; then
+		meson configure "$build_dir" $sdk_opt >/dev/null
+	else
+		meson setup "$build_dir" "$top" $sdk_opt
+	fi
+	ninja -C "$build_dir"
+	log "built: $(ls "$build_dir"/drivers/net/af_xdp/*.so 2>/dev/null | head -n1)"
+fi
