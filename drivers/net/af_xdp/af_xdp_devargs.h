@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The af_xdp_direct authors
+ */
+
+#ifndef AF_XDP_DEVARGS_H
+#define AF_XDP_DEVARGS_H
+
+/*
+ * Device arguments: parsed and validated into a plain struct, with no side
+ * effect on the system, so that every rule can be unit-tested.  Checks that
+ * need the running system (does the interface exist, how many channels has
+ * it) live in af_xdp_iface.c and are applied at probe.
+ */
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <net/if.h>
+
+#define AF_XDP_ARG_IFACE		"iface"
+#define AF_XDP_ARG_START_QUEUE		"start_queue"
+#define AF_XDP_ARG_QUEUE_COUNT		"queue_count"
+#define AF_XDP_ARG_SHARED_UMEM		"shared_umem"
+#define AF_XDP_ARG_XDP_PROG		"xdp_prog"
+#define AF_XDP_ARG_BUSY_BUDGET		"busy_budget"
+#define AF_XDP_ARG_FORCE_COPY		"force_copy"
+#define AF_XDP_ARG_USE_CNI		"use_cni"
+#define AF_XDP_ARG_USE_PINNED_MAP	"use_pinned_map"
+#define AF_XDP_ARG_DP_PATH		"dp_path"
+#define AF_XDP_ARG_MODE			"mode"
+
+/* The parameter string shown by dpdk-pmdinfo.py and in --help of apps. */
+#define AF_XDP_PARAMS_STRING \
+	AF_XDP_ARG_IFACE "=<string> " \
+	AF_XDP_ARG_START_QUEUE "=<int> " \
+	AF_XDP_ARG_QUEUE_COUNT "=<int> " \
+	AF_XDP_ARG_SHARED_UMEM "=<0|1> " \
+	AF_XDP_ARG_XDP_PROG "=<path> " \
+	AF_XDP_ARG_BUSY_BUDGET "=<int> " \
+	AF_XDP_ARG_FORCE_COPY "=<0|1> " \
+	AF_XDP_ARG_USE_CNI "=<0|1> " \
+	AF_XDP_ARG_USE_PINNED_MAP "=<0|1> " \
+	AF_XDP_ARG_DP_PATH "=<path> " \
+	AF_XDP_ARG_MODE "=<drv|skb|hw>"
+
+/* Busy polling budget when busy_budget is not given (as the stock driver). */
+#define AF_XDP_DEFAULT_BUSY_BUDGET 64
+/* Where the AF_XDP device plugin for Kubernetes puts its socket and map. */
+#define AF_XDP_DP_DIR			"/tmp/afxdp_dp"
+#define AF_XDP_DP_SOCKET_NAME		"afxdp.sock"
+#define AF_XDP_DP_MAP_NAME		"xsks_map"
+
+/* How the XDP program is attached; mirrors libxdp's enum xdp_attach_mode. */
+enum af_xdp_attach_mode {
+	AF_XDP_ATTACH_AUTO,	/* let the kernel pick: native if the driver has it */
+	AF_XDP_ATTACH_DRV,	/* native (driver) XDP */
+	AF_XDP_ATTACH_SKB,	/* generic XDP, on the skb path */
+	AF_XDP_ATTACH_HW,	/* offloaded to the NIC */
+};
+
+struct af_xdp_devargs {
+	char iface[IFNAMSIZ];
+	uint32_t start_queue;
+	uint32_t queue_count;
+	bool shared_umem;
+	char xdp_prog[PATH_MAX];	/* empty: our own program */
+	uint32_t busy_budget;		/* 0: busy polling off */
+	bool busy_budget_given;		/* set explicitly: failures are errors */
+	bool force_copy;
+	bool use_cni;
+	bool use_pinned_map;
+	char dp_path[PATH_MAX];		/* resolved default when use_cni/use_pinned_map */
+	enum af_xdp_attach_mode mode;
+};
+
+/*
+ * Parse and validate a devargs string (NULL or "" is accepted and fails on
+ * the missing iface).  Returns 0, or -EINVAL with a message naming the bad
+ * key or value and what to do instead in err.
+ */
+int af_xdp_devargs_parse(const char *args, struct af_xdp_devargs *da,
+			 char *err, size_t err_len);
+
+const char *af_xdp_attach_mode_name(enum af_xdp_attach_mode mode);
+
+#endif /* AF_XDP_DEVARGS_H */

@@ -1,0 +1,792 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The af_xdp_direct authors
+ */
+
+/*
+ * Probe, remove and the ethdev operations of the extended AF_XDP PMD.
+ *
+ * Life of a port: probe validates the devargs against the interface and
+ * allocates the port; queue setup validates each mempool as a UMEM; start
+ * creates one socket per queue pair, fills the fill rings, attaches the XDP
+ * program and inserts the sockets into its XSKMAP; stop undoes start, so a
+ * stopped port gives its traffic back to the kernel stack; close frees it all.
+ */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/socket.h>
+
+#include <net/if.h>
+
+#include <bus_vdev_driver.h>
+#include <ethdev_driver.h>
+#include <ethdev_vdev.h>
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_ethdev.h>
+#include <rte_kvargs.h>
+#include <rte_malloc.h>
+#include <rte_version.h>
+
+#include "af_xdp.h"
+#include "af_xdp_stats.h"
+
+#ifndef SO_PREFER_BUSY_POLL
+#define SO_PREFER_BUSY_POLL 69
+#endif
+#ifndef SO_BUSY_POLL_BUDGET
+#define SO_BUSY_POLL_BUDGET 70
+#endif
+/* How long the kernel may busy poll per syscall, in microseconds. */
+#define AF_XDP_BUSY_POLL_USECS 20
+/* Lets a NAPI poll that already picked the old program finish before we reclaim. */
+#define AF_XDP_DETACH_GRACE_US 10000
+
+RTE_LOG_REGISTER(af_xdp_logtype, pmd.net.af_xdp, NOTICE);
+
+static const char built_for[] = RTE_STR(RTE_VER_YEAR) "." RTE_STR(RTE_VER_MONTH) "."
+				RTE_STR(RTE_VER_MINOR);
+
+static struct af_xdp_port *
+port_of(struct rte_eth_dev *dev)
+{
+	return dev->data->dev_private;
+}
+
+static uint16_t
+nb_sockets(const struct rte_eth_dev *dev)
+{
+	return RTE_MAX(dev->data->nb_rx_queues, dev->data->nb_tx_queues);
+}
+
+static struct af_xdp_rx_queue *
+rxq_at(const struct rte_eth_dev *dev, uint16_t i)
+{
+	return i < dev->data->nb_rx_queues ? dev->data->rx_queues[i] : NULL;
+}
+
+static struct af_xdp_tx_queue *
+txq_at(const struct rte_eth_dev *dev, uint16_t i)
+{
+	return i < dev->data->nb_tx_queues ? dev->data->tx_queues[i] : NULL;
+}
+
+/* Largest frame every configured Rx queue's mempool can hold. */
+static uint32_t
+max_rx_frame(const struct rte_eth_dev *dev)
+{
+	uint32_t max = (uint32_t)sysconf(_SC_PAGESIZE) - AF_XDP_PACKET_HEADROOM;
+	uint16_t i;
+
+	for (i = 0; i < dev->data->nb_rx_queues; i++) {
+		const struct af_xdp_rx_queue *rxq = dev->data->rx_queues[i];
+		struct af_xdp_umem_layout layout;
+		char err[16];
+
+		if (rxq != NULL && af_xdp_umem_layout(rxq->mb_pool, &layout, err, sizeof(err)) == 0)
+			max = RTE_MIN(max, layout.max_frame);
+	}
+	return max;
+}
+
+static int
+af_xdp_dev_configure(struct rte_eth_dev *dev)
+{
+	struct af_xdp_port *port = port_of(dev);
+	const struct rte_eth_conf *conf = &dev->data->dev_conf;
+
+	if (dev->data->nb_rx_queues == 0) {
+		AF_XDP_PORT_LOG(ERR, port,
+				"needs at least one Rx queue: the mempool of Rx queue 0 is the UMEM that Tx frames live in");
+		return -EINVAL;
+	}
+	if (conf->rxmode.mq_mode != RTE_ETH_MQ_RX_NONE &&
+	    conf->rxmode.mq_mode != RTE_ETH_MQ_RX_RSS) {
+		AF_XDP_PORT_LOG(ERR, port, "Rx multi-queue mode %d is not supported",
+				conf->rxmode.mq_mode);
+		return -ENOTSUP;
+	}
+	if (conf->rxmode.mq_mode == RTE_ETH_MQ_RX_RSS)
+		AF_XDP_PORT_LOG(INFO, port,
+				"RSS is the kernel's: configure it on %s with ethtool -X; each queue gets what the interface steers to its channel",
+				port->args.iface);
+	return 0;
+}
+
+static int
+af_xdp_dev_info(struct rte_eth_dev *dev, struct rte_eth_dev_info *info)
+{
+	struct af_xdp_port *port = port_of(dev);
+	uint32_t max_frame = max_rx_frame(dev);
+
+	info->if_index = (uint32_t)port->ifindex;
+	info->max_mac_addrs = 1;
+	info->max_rx_queues = (uint16_t)port->args.queue_count;
+	info->max_tx_queues = (uint16_t)port->args.queue_count;
+	/* Data room must hold a whole chunk: buf_len >= AF_XDP_CHUNK_MIN. */
+	info->min_rx_bufsize = AF_XDP_CHUNK_MIN - RTE_PKTMBUF_HEADROOM;
+	info->max_rx_pktlen = max_frame;
+	info->min_mtu = RTE_ETHER_MIN_MTU;
+	info->max_mtu = (uint16_t)(max_frame - RTE_ETHER_HDR_LEN);
+	info->rx_offload_capa = 0;
+	info->tx_offload_capa = RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
+	info->rx_desc_lim = (struct rte_eth_desc_lim) {
+		.nb_max = AF_XDP_RING_MAX, .nb_min = AF_XDP_RING_MIN, .nb_align = 1,
+	};
+	info->tx_desc_lim = info->rx_desc_lim;
+	info->default_rxportconf = (struct rte_eth_dev_portconf) {
+		.burst_size = AF_XDP_RX_BATCH, .ring_size = AF_XDP_RING_DEFAULT, .nb_queues = 1,
+	};
+	info->default_txportconf = (struct rte_eth_dev_portconf) {
+		.burst_size = AF_XDP_TX_BATCH, .ring_size = AF_XDP_RING_DEFAULT, .nb_queues = 1,
+	};
+	info->speed_capa = RTE_ETH_LINK_SPEED_FIXED;
+	return 0;
+}
+
+static int
+af_xdp_link_update(struct rte_eth_dev *dev, int wait_to_complete __rte_unused)
+{
+	struct af_xdp_port *port = port_of(dev);
+	struct rte_eth_link link = {
+		.link_autoneg = RTE_ETH_LINK_FIXED,
+		.link_duplex = RTE_ETH_LINK_FULL_DUPLEX,
+	};
+	unsigned int flags = 0;
+	uint32_t speed = 0;
+	bool full = true;
+
+	if (af_xdp_iface_flags(port->args.iface, &flags) == 0 && port->started &&
+	    (flags & IFF_UP) && (flags & IFF_RUNNING)) {
+		link.link_status = RTE_ETH_LINK_UP;
+		if (af_xdp_iface_speed(port->args.iface, &speed, &full) == 0 && speed != 0)
+			link.link_speed = speed;
+		else
+			link.link_speed = RTE_ETH_SPEED_NUM_UNKNOWN;
+		link.link_duplex = full ? RTE_ETH_LINK_FULL_DUPLEX : RTE_ETH_LINK_HALF_DUPLEX;
+	}
+	return rte_eth_linkstatus_set(dev, &link);
+}
+
+static int
+set_iface_flags(struct af_xdp_port *port, const char *what, unsigned int set,
+		unsigned int clear)
+{
+	int ret = af_xdp_iface_change_flags(port->args.iface, set, clear);
+
+	if (ret != 0)
+		AF_XDP_PORT_LOG(ERR, port, "cannot %s on %s: %s", what, port->args.iface,
+				strerror(-ret));
+	return ret;
+}
+
+static int
+af_xdp_set_link_up(struct rte_eth_dev *dev)
+{
+	int ret = set_iface_flags(port_of(dev), "bring the link up", IFF_UP, 0);
+
+	af_xdp_link_update(dev, 0);
+	return ret;
+}
+
+static int
+af_xdp_set_link_down(struct rte_eth_dev *dev)
+{
+	int ret = set_iface_flags(port_of(dev), "bring the link down", 0, IFF_UP);
+
+	af_xdp_link_update(dev, 0);
+	return ret;
+}
+
+static int
+af_xdp_promiscuous_enable(struct rte_eth_dev *dev)
+{
+	return set_iface_flags(port_of(dev), "enable promiscuous mode", IFF_PROMISC, 0);
+}
+
+static int
+af_xdp_promiscuous_disable(struct rte_eth_dev *dev)
+{
+	return set_iface_flags(port_of(dev), "disable promiscuous mode", 0, IFF_PROMISC);
+}
+
+static int
+af_xdp_allmulticast_enable(struct rte_eth_dev *dev)
+{
+	return set_iface_flags(port_of(dev), "enable all-multicast", IFF_ALLMULTI, 0);
+}
+
+static int
+af_xdp_allmulticast_disable(struct rte_eth_dev *dev)
+{
+	return set_iface_flags(port_of(dev), "disable all-multicast", 0, IFF_ALLMULTI);
+}
+
+static int
+af_xdp_mtu_set(struct rte_eth_dev *dev, uint16_t mtu)
+{
+	struct af_xdp_port *port = port_of(dev);
+	uint32_t max_frame = max_rx_frame(dev);
+	int ret;
+
+	if ((uint32_t)mtu + RTE_ETHER_HDR_LEN > max_frame) {
+		AF_XDP_PORT_LOG(ERR, port,
+				"MTU %u does not fit: frames are at most %u bytes (UMEM chunk minus %u bytes of XDP headroom), so the MTU is at most %u; use mbufs with a larger data room",
+				mtu, max_frame, AF_XDP_PACKET_HEADROOM,
+				max_frame - RTE_ETHER_HDR_LEN);
+		return -EINVAL;
+	}
+	ret = af_xdp_iface_set_mtu(port->args.iface, mtu);
+	if (ret != 0) {
+		AF_XDP_PORT_LOG(ERR, port, "%s refused MTU %u: %s%s", port->args.iface, mtu,
+				strerror(-ret),
+				ret == -EINVAL ? " (with an XDP program attached, the kernel driver may allow less)" : "");
+		return ret;
+	}
+	return 0;
+}
+
+static int
+af_xdp_mac_addr_set(struct rte_eth_dev *dev, struct rte_ether_addr *mac)
+{
+	struct af_xdp_port *port = port_of(dev);
+	int ret = af_xdp_iface_set_mac(port->args.iface, mac);
+
+	if (ret != 0) {
+		AF_XDP_PORT_LOG(ERR, port, "cannot set the MAC address of %s: %s%s",
+				port->args.iface, strerror(-ret),
+				ret == -EBUSY ? " (bring the interface down first)" : "");
+		return ret;
+	}
+	port->mac = *mac;
+	return 0;
+}
+
+static int
+af_xdp_rx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
+		      unsigned int socket_id, const struct rte_eth_rxconf *conf __rte_unused,
+		      struct rte_mempool *mp)
+{
+	struct af_xdp_port *port = port_of(dev);
+	struct af_xdp_umem_layout layout;
+	struct af_xdp_rx_queue *rxq;
+	char err[256];
+
+	if (af_xdp_umem_layout(mp, &layout, err, sizeof(err)) != 0) {
+		AF_XDP_PORT_LOG(ERR, port, "Rx queue %u: %s", qid, err);
+		return -EINVAL;
+	}
+	rxq = rte_zmalloc_socket("af_xdp_rxq", sizeof(*rxq), RTE_CACHE_LINE_SIZE,
+				 (int)socket_id);
+	if (rxq == NULL)
+		return -ENOMEM;
+	rxq->mb_pool = mp;
+	rxq->port_id = dev->data->port_id;
+	rxq->queue_id = qid;
+	rxq->nb_desc = rte_align32pow2(nb_desc);
+	rxq->socket_id = (int)socket_id;
+	rxq->fd = -1;
+	if (rxq->nb_desc != nb_desc)
+		AF_XDP_PORT_LOG(INFO, port, "Rx queue %u: ring of %u descriptors (AF_XDP rings are powers of two)",
+				qid, rxq->nb_desc);
+	dev->data->rx_queues[qid] = rxq;
+	return 0;
+}
+
+static int
+af_xdp_tx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
+		      unsigned int socket_id, const struct rte_eth_txconf *conf __rte_unused)
+{
+	struct af_xdp_port *port = port_of(dev);
+	struct af_xdp_tx_queue *txq;
+
+	txq = rte_zmalloc_socket("af_xdp_txq", sizeof(*txq), RTE_CACHE_LINE_SIZE,
+				 (int)socket_id);
+	if (txq == NULL)
+		return -ENOMEM;
+	txq->port_id = dev->data->port_id;
+	txq->queue_id = qid;
+	txq->nb_desc = rte_align32pow2(nb_desc);
+	txq->socket_id = (int)socket_id;
+	txq->fd = -1;
+	if (txq->nb_desc != nb_desc)
+		AF_XDP_PORT_LOG(INFO, port, "Tx queue %u: ring of %u descriptors (AF_XDP rings are powers of two)",
+				qid, txq->nb_desc);
+	dev->data->tx_queues[qid] = txq;
+	return 0;
+}
+
+static void
+af_xdp_rx_queue_release(struct rte_eth_dev *dev, uint16_t qid)
+{
+	rte_free(dev->data->rx_queues[qid]);
+	dev->data->rx_queues[qid] = NULL;
+}
+
+static void
+af_xdp_tx_queue_release(struct rte_eth_dev *dev, uint16_t qid)
+{
+	rte_free(dev->data->tx_queues[qid]);
+	dev->data->tx_queues[qid] = NULL;
+}
+
+static void
+af_xdp_rxq_info(struct rte_eth_dev *dev, uint16_t qid, struct rte_eth_rxq_info *qinfo)
+{
+	const struct af_xdp_rx_queue *rxq = dev->data->rx_queues[qid];
+
+	qinfo->mp = rxq->mb_pool;
+	qinfo->nb_desc = (uint16_t)RTE_MIN(rxq->nb_desc, (uint32_t)UINT16_MAX);
+	qinfo->scattered_rx = 0;
+	qinfo->rx_buf_size = rte_pktmbuf_data_room_size(rxq->mb_pool) - RTE_PKTMBUF_HEADROOM;
+	qinfo->conf.rx_free_thresh = AF_XDP_RX_BATCH;
+}
+
+static void
+af_xdp_txq_info(struct rte_eth_dev *dev, uint16_t qid, struct rte_eth_txq_info *qinfo)
+{
+	const struct af_xdp_tx_queue *txq = dev->data->tx_queues[qid];
+
+	qinfo->nb_desc = (uint16_t)RTE_MIN(txq->nb_desc, (uint32_t)UINT16_MAX);
+	qinfo->conf.tx_free_thresh = AF_XDP_TX_BATCH;
+	qinfo->conf.offloads = dev->data->dev_conf.txmode.offloads;
+}
+
+static int
+af_xdp_burst_mode(struct rte_eth_dev *dev, uint16_t qid, struct rte_eth_burst_mode *mode,
+		  bool rx)
+{
+	struct af_xdp_port *port = port_of(dev);
+	const struct af_xdp_socket *sock = qid < port->nb_socks ? port->socks[qid] : NULL;
+	const char *how = sock == NULL ? "not started" : sock->zero_copy ? "zero-copy" : "copy";
+
+	if (rx)
+		snprintf(mode->info, sizeof(mode->info),
+			 "AF_XDP batched Rx, %d descriptors per batch, %s mode", AF_XDP_RX_BATCH, how);
+	else
+		snprintf(mode->info, sizeof(mode->info),
+			 "AF_XDP batched Tx, mbufs of the UMEM sent in place, %s mode", how);
+	return 0;
+}
+
+static int
+af_xdp_rx_burst_mode(struct rte_eth_dev *dev, uint16_t qid, struct rte_eth_burst_mode *mode)
+{
+	return af_xdp_burst_mode(dev, qid, mode, true);
+}
+
+static int
+af_xdp_tx_burst_mode(struct rte_eth_dev *dev, uint16_t qid, struct rte_eth_burst_mode *mode)
+{
+	return af_xdp_burst_mode(dev, qid, mode, false);
+}
+
+/*
+ * Busy polling runs the interface's NAPI loop in our syscalls.  Failing to
+ * set it up is an error when the user asked for it; when it is the default,
+ * a notice.
+ */
+static int
+setup_busy_poll(struct af_xdp_port *port, struct af_xdp_rx_queue *rxq)
+{
+	int prefer = 1, usecs = AF_XDP_BUSY_POLL_USECS, budget = (int)port->args.busy_budget;
+	char drv[32];
+
+	rxq->busy_poll = false;
+	if (budget == 0)
+		return 0;
+	if (setsockopt(rxq->fd, SOL_SOCKET, SO_PREFER_BUSY_POLL, &prefer, sizeof(prefer)) != 0 ||
+	    setsockopt(rxq->fd, SOL_SOCKET, SO_BUSY_POLL, &usecs, sizeof(usecs)) != 0 ||
+	    setsockopt(rxq->fd, SOL_SOCKET, SO_BUSY_POLL_BUDGET, &budget, sizeof(budget)) != 0) {
+		if (port->args.busy_budget_given) {
+			AF_XDP_PORT_LOG(ERR, port,
+					"queue %u: busy polling (busy_budget=%d) refused by the kernel: %s; it needs Linux 5.11 and CAP_NET_ADMIN; use busy_budget=0 to run without",
+					rxq->queue_id, budget, strerror(errno));
+			return -errno;
+		}
+		AF_XDP_PORT_LOG(NOTICE, port, "queue %u: busy polling unavailable (%s): off",
+				rxq->queue_id, strerror(errno));
+		return 0;
+	}
+	/*
+	 * The options succeed on every interface, but only do something where
+	 * the socket gets a NAPI context.  veth never gives one: say so rather
+	 * than leave the user believing it is on.
+	 */
+	if (strcmp(af_xdp_iface_driver(port->args.iface, drv, sizeof(drv)), "veth") == 0) {
+		AF_XDP_PORT_LOG_AT(port->args.busy_budget_given ? RTE_LOG_WARNING : RTE_LOG_INFO, port,
+				"queue %u: busy polling has no effect on %s (veth: AF_XDP sockets get no NAPI id, so the kernel never busy polls); it stays off, use busy_budget=0 to silence this",
+				rxq->queue_id, port->args.iface);
+		return 0;
+	}
+	rxq->busy_poll = true;
+	rxq->busy_poll_check = true;
+	return 0;
+}
+
+static void
+teardown_sockets(struct rte_eth_dev *dev, bool reclaim)
+{
+	struct af_xdp_port *port = port_of(dev);
+	uint16_t i;
+
+	for (i = 0; i < port->nb_socks; i++) {
+		struct af_xdp_socket *sock = port->socks[i];
+
+		if (sock == NULL)
+			continue;
+		af_xdp_stats_fold_socket(port, i, sock->fd);
+		af_xdp_socket_destroy(port, sock, rxq_at(dev, i), txq_at(dev, i), reclaim);
+		port->socks[i] = NULL;
+	}
+	port->nb_socks = 0;
+}
+
+static void
+unplug_sockets(struct af_xdp_port *port)
+{
+	uint16_t i;
+
+	for (i = 0; i < port->nb_socks; i++)
+		if (port->socks[i] != NULL && port->socks[i]->rx.size != 0)
+			af_xdp_prog_remove_socket(port, port->socks[i]->netdev_queue);
+}
+
+/*
+ * Stop receiving: sockets out of the XSKMAP, the program detached if we
+ * were its last user.  Returns whether no program can steer frames to our
+ * sockets any more, which makes their fill rings safe to reclaim.
+ */
+static bool
+unplug(struct af_xdp_port *port)
+{
+	bool quiet = af_xdp_prog_is_ours(port) && af_xdp_prog_is_last_user(port);
+
+	unplug_sockets(port);
+	af_xdp_prog_detach(port);
+	if (quiet)
+		rte_delay_us_sleep(AF_XDP_DETACH_GRACE_US);
+	return quiet;
+}
+
+static int
+create_sockets(struct rte_eth_dev *dev)
+{
+	struct af_xdp_port *port = port_of(dev);
+	struct af_xdp_rx_queue *rxq0 = dev->data->rx_queues[0];
+	uint16_t i, n = nb_sockets(dev);
+
+	for (i = 0; i < n; i++) {
+		struct af_xdp_rx_queue *rxq = rxq_at(dev, i);
+		struct af_xdp_tx_queue *txq = txq_at(dev, i);
+		struct rte_mempool *mp = rxq != NULL ? rxq->mb_pool : rxq0->mb_pool;
+
+		port->socks[i] = af_xdp_socket_create(port, i, mp, rxq, txq);
+		if (port->socks[i] == NULL)
+			return -EIO;
+		port->nb_socks = i + 1;
+		if (rxq == NULL)
+			continue;
+		if (setup_busy_poll(port, rxq) != 0)
+			return -EINVAL;
+		if (af_xdp_rxq_fill(rxq) == 0) {
+			AF_XDP_PORT_LOG(ERR, port,
+					"Rx queue %u: mempool %s has no %u free mbufs for the fill ring; give it more mbufs",
+					i, rxq->mb_pool->name, AF_XDP_RX_BATCH);
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+static int
+plug_sockets(struct af_xdp_port *port)
+{
+	uint16_t i;
+	int ret;
+
+	for (i = 0; i < port->nb_socks; i++) {
+		const struct af_xdp_socket *sock = port->socks[i];
+
+		if (sock->rx.size == 0)
+			continue;	/* Tx only: nothing to steer to it */
+		ret = af_xdp_prog_add_socket(port, sock->netdev_queue, sock->fd);
+		if (ret != 0)
+			return ret;
+	}
+	return 0;
+}
+
+static void
+set_queue_states(struct rte_eth_dev *dev, uint8_t state)
+{
+	uint16_t i;
+
+	for (i = 0; i < dev->data->nb_rx_queues; i++)
+		dev->data->rx_queue_state[i] = state;
+	for (i = 0; i < dev->data->nb_tx_queues; i++)
+		dev->data->tx_queue_state[i] = state;
+}
+
+static int
+af_xdp_dev_start(struct rte_eth_dev *dev)
+{
+	struct af_xdp_port *port = port_of(dev);
+	int ret;
+
+	ret = create_sockets(dev);
+	if (ret == 0)
+		ret = af_xdp_prog_attach(port);
+	if (ret == 0)
+		ret = plug_sockets(port);
+	if (ret != 0) {
+		teardown_sockets(dev, unplug(port));
+		AF_XDP_PORT_LOG(ERR, port, "start failed; %s is left as it was", port->args.iface);
+		return ret;
+	}
+	port->started = true;
+	set_queue_states(dev, RTE_ETH_QUEUE_STATE_STARTED);
+	af_xdp_link_update(dev, 0);
+	return 0;
+}
+
+static int
+af_xdp_dev_stop(struct rte_eth_dev *dev)
+{
+	struct af_xdp_port *port = port_of(dev);
+
+	if (!port->started)
+		return 0;
+	port->started = false;
+	teardown_sockets(dev, unplug(port));
+	set_queue_states(dev, RTE_ETH_QUEUE_STATE_STOPPED);
+	af_xdp_link_update(dev, 0);
+	return 0;
+}
+
+static int
+af_xdp_dev_close(struct rte_eth_dev *dev)
+{
+	struct af_xdp_port *port = port_of(dev);
+	uint16_t i;
+
+	if (rte_eal_process_type() != RTE_PROC_PRIMARY)
+		return 0;
+	af_xdp_dev_stop(dev);
+	for (i = 0; i < dev->data->nb_rx_queues; i++)
+		af_xdp_rx_queue_release(dev, i);
+	for (i = 0; i < dev->data->nb_tx_queues; i++)
+		af_xdp_tx_queue_release(dev, i);
+	AF_XDP_PORT_LOG(INFO, port, "closed; %s is back to the kernel", port->args.iface);
+	af_xdp_mp_uninit_primary();
+	return 0;
+}
+
+static const struct eth_dev_ops af_xdp_ops = {
+	.dev_configure = af_xdp_dev_configure,
+	.dev_start = af_xdp_dev_start,
+	.dev_stop = af_xdp_dev_stop,
+	.dev_close = af_xdp_dev_close,
+	.dev_set_link_up = af_xdp_set_link_up,
+	.dev_set_link_down = af_xdp_set_link_down,
+	.dev_infos_get = af_xdp_dev_info,
+	.link_update = af_xdp_link_update,
+	.promiscuous_enable = af_xdp_promiscuous_enable,
+	.promiscuous_disable = af_xdp_promiscuous_disable,
+	.allmulticast_enable = af_xdp_allmulticast_enable,
+	.allmulticast_disable = af_xdp_allmulticast_disable,
+	.mtu_set = af_xdp_mtu_set,
+	.mac_addr_set = af_xdp_mac_addr_set,
+	.rx_queue_setup = af_xdp_rx_queue_setup,
+	.tx_queue_setup = af_xdp_tx_queue_setup,
+	.rx_queue_release = af_xdp_rx_queue_release,
+	.tx_queue_release = af_xdp_tx_queue_release,
+	.rxq_info_get = af_xdp_rxq_info,
+	.txq_info_get = af_xdp_txq_info,
+	.rx_burst_mode_get = af_xdp_rx_burst_mode,
+	.tx_burst_mode_get = af_xdp_tx_burst_mode,
+	.stats_get = af_xdp_stats_get,
+	.stats_reset = af_xdp_stats_reset,
+	.xstats_get = af_xdp_xstats_get,
+	.xstats_get_names = af_xdp_xstats_get_names,
+	.xstats_reset = af_xdp_stats_reset,
+};
+
+/* A secondary process reads statistics; it has no sockets to move packets. */
+static uint16_t
+af_xdp_no_burst(void *queue __rte_unused, struct rte_mbuf **bufs __rte_unused,
+		uint16_t nb_pkts __rte_unused)
+{
+	return 0;
+}
+
+static const struct eth_dev_ops af_xdp_secondary_ops = {
+	.dev_infos_get = af_xdp_dev_info,
+	.link_update = af_xdp_link_update,
+	.rxq_info_get = af_xdp_rxq_info,
+	.txq_info_get = af_xdp_txq_info,
+	.stats_get = af_xdp_stats_get,
+	.xstats_get = af_xdp_xstats_get,
+	.xstats_get_names = af_xdp_xstats_get_names,
+};
+
+static int
+probe_secondary(struct rte_vdev_device *vdev, const char *name)
+{
+	struct rte_eth_dev *dev = rte_eth_dev_attach_secondary(name);
+
+	if (dev == NULL) {
+		AF_XDP_LOG(ERR, "%s: the primary process has no such port", name);
+		return -ENODEV;
+	}
+	dev->dev_ops = &af_xdp_secondary_ops;
+	dev->device = &vdev->device;
+	dev->rx_pkt_burst = af_xdp_no_burst;
+	dev->tx_pkt_burst = af_xdp_no_burst;
+	rte_eth_dev_probing_finish(dev);
+	return 0;
+}
+
+static bool
+dpdk_matches_build(void)
+{
+	char running[32];
+
+	snprintf(running, sizeof(running), "%u.%02u.%u", rte_version_year(),
+		 rte_version_month(), rte_version_minor());
+	if (strcmp(running, built_for) == 0)
+		return true;
+	AF_XDP_LOG(ERR, "%s was built for DPDK %s but this is DPDK %s: driver interfaces are internal and change between releases; rebuild it against DPDK %s",
+		   AF_XDP_PROJECT, built_for, running, running);
+	return false;
+}
+
+/* Checks of the devargs against the interface itself. */
+static int
+check_interface(const char *name, struct af_xdp_port *port)
+{
+	const struct af_xdp_devargs *args = &port->args;
+	uint32_t max = 0, configured = 0;
+	int ret;
+
+	port->ifindex = af_xdp_iface_index(args->iface);
+	if (port->ifindex < 0) {
+		AF_XDP_LOG(ERR, "%s: no interface %s=%s in this network namespace (%s); check the name with 'ip link'",
+			   name, AF_XDP_ARG_IFACE, args->iface, strerror(-port->ifindex));
+		return -ENODEV;
+	}
+	ret = af_xdp_iface_channels(args->iface, &max, &configured);
+	if (ret != 0) {
+		AF_XDP_LOG(ERR, "%s: cannot count the queues of %s: %s", name, args->iface,
+			   strerror(-ret));
+		return ret;
+	}
+	if (args->start_queue + args->queue_count > configured) {
+		AF_XDP_LOG(ERR, "%s: %s=%u %s=%u asks for queues %u..%u but %s has %u queue%s (0..%u)%s",
+			   name, AF_XDP_ARG_START_QUEUE, args->start_queue,
+			   AF_XDP_ARG_QUEUE_COUNT, args->queue_count, args->start_queue,
+			   args->start_queue + args->queue_count - 1, args->iface, configured,
+			   configured == 1 ? "" : "s", configured - 1,
+			   max > configured ? "; raise them with ethtool -L <iface> combined <n>" :
+			   "; lower start_queue/queue_count");
+		return -EINVAL;
+	}
+	port->max_queues = RTE_MAX(max, configured);
+	ret = af_xdp_iface_mac(args->iface, &port->mac);
+	if (ret != 0) {
+		AF_XDP_LOG(ERR, "%s: cannot read the MAC address of %s: %s", name, args->iface,
+			   strerror(-ret));
+		return ret;
+	}
+	return 0;
+}
+
+static int
+af_xdp_probe(struct rte_vdev_device *vdev)
+{
+	const char *name = rte_vdev_device_name(vdev);
+	struct af_xdp_port probe_port = { .xskmap_fd = -1 };
+	struct rte_eth_dev *dev;
+	struct af_xdp_port *port;
+	char err[512];
+	char drv[32];
+
+	if (rte_eal_process_type() == RTE_PROC_SECONDARY)
+		return probe_secondary(vdev, name);
+
+	AF_XDP_LOG(NOTICE, "%s: probed by %s %s (extended AF_XDP PMD, built for DPDK %s)",
+		   name, AF_XDP_PROJECT, AF_XDP_DIRECT_VERSION, built_for);
+	if (!dpdk_matches_build())
+		return -ENOTSUP;
+
+	if (af_xdp_devargs_parse(rte_vdev_device_args(vdev), &probe_port.args, err,
+				 sizeof(err)) != 0) {
+		AF_XDP_LOG(ERR, "%s: %s", name, err);
+		return -EINVAL;
+	}
+	if (check_interface(name, &probe_port) != 0)
+		return -EINVAL;
+
+	dev = rte_eth_vdev_allocate(vdev, sizeof(*port));
+	if (dev == NULL)
+		return -ENOMEM;
+	port = dev->data->dev_private;
+	*port = probe_port;
+	strlcpy(port->name, name, sizeof(port->name));
+	port->port_id = dev->data->port_id;
+
+	dev->data->mac_addrs = rte_zmalloc("af_xdp_mac", sizeof(struct rte_ether_addr), 0);
+	if (dev->data->mac_addrs == NULL) {
+		rte_eth_dev_release_port(dev);
+		return -ENOMEM;
+	}
+	*dev->data->mac_addrs = port->mac;
+	dev->data->dev_link = (struct rte_eth_link) { .link_status = RTE_ETH_LINK_DOWN };
+	dev->data->dev_flags |= RTE_ETH_DEV_AUTOFILL_QUEUE_XSTATS;
+	dev->dev_ops = &af_xdp_ops;
+	dev->rx_pkt_burst = af_xdp_rx_burst;
+	dev->tx_pkt_burst = af_xdp_tx_burst;
+
+	if (af_xdp_mp_init_primary() != 0) {
+		rte_eth_dev_release_port(dev);
+		return -EIO;
+	}
+	rte_eth_dev_probing_finish(dev);
+	AF_XDP_PORT_LOG(INFO, port, "port %u on %s (ifindex %d, %s, %u queue%s from %u, MAC " RTE_ETHER_ADDR_PRT_FMT ")",
+			port->port_id, port->args.iface, port->ifindex,
+			af_xdp_iface_driver(port->args.iface, drv, sizeof(drv)),
+			port->args.queue_count, port->args.queue_count == 1 ? "" : "s",
+			port->args.start_queue, RTE_ETHER_ADDR_BYTES(&port->mac));
+	return 0;
+}
+
+static int
+af_xdp_remove(struct rte_vdev_device *vdev)
+{
+	struct rte_eth_dev *dev = rte_eth_dev_allocated(rte_vdev_device_name(vdev));
+
+	if (dev == NULL)
+		return 0;
+	if (rte_eal_process_type() != RTE_PROC_PRIMARY)
+		return rte_eth_dev_release_port(dev);
+	return rte_eth_dev_close(dev->data->port_id);
+}
+
+static struct rte_vdev_driver af_xdp_driver = {
+	.probe = af_xdp_probe,
+	.remove = af_xdp_remove,
+};
+
+RTE_PMD_REGISTER_VDEV(AF_XDP_DRIVER_NAME, af_xdp_driver);
+RTE_PMD_REGISTER_PARAM_STRING(AF_XDP_DRIVER_NAME, AF_XDP_PARAMS_STRING);
+
+/*
+ * What dpdk-pmdinfo.py reads: DPDK's build generates this string for its own
+ * drivers; we are built outside DPDK, so it is written here.
+ */
+__rte_used static const char af_xdp_pmd_info[] =
+	"PMD_INFO_STRING= {\"name\": \"" RTE_STR(AF_XDP_DRIVER_NAME) "\", "
+	"\"params\": \"" AF_XDP_PARAMS_STRING "\", \"pci_ids\": [], "
+	"\"version\": \"" AF_XDP_PROJECT " " AF_XDP_DIRECT_VERSION "\"}";

@@ -1,0 +1,220 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The af_xdp_direct authors
+ */
+
+/*
+ * The kernel network interface behind a port: index, MAC address, flags,
+ * MTU, queues and link speed, through the classic ioctls.  Each function
+ * returns 0 or a negative errno and leaves the message to its caller, which
+ * knows what the user was trying to do.
+ */
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+
+#include <linux/ethtool.h>
+#include <linux/sockios.h>
+#include <net/if.h>
+
+#include <rte_common.h>
+#include <rte_string_fns.h>
+
+#include "af_xdp.h"
+
+#ifndef SO_INCOMING_NAPI_ID
+#define SO_INCOMING_NAPI_ID 56
+#endif
+
+/* Run one interface ioctl on a throwaway datagram socket. */
+static int
+iface_ioctl(const char *iface, unsigned long req, struct ifreq *ifr)
+{
+	int fd, ret = 0;
+
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	strlcpy(ifr->ifr_name, iface, IFNAMSIZ);
+	if (ioctl(fd, req, ifr) < 0)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+static int
+ethtool_ioctl(const char *iface, void *cmd)
+{
+	struct ifreq ifr = { .ifr_data = cmd };
+
+	return iface_ioctl(iface, SIOCETHTOOL, &ifr);
+}
+
+int
+af_xdp_iface_index(const char *iface)
+{
+	unsigned int idx = if_nametoindex(iface);
+
+	return idx == 0 ? -errno : (int)idx;
+}
+
+int
+af_xdp_iface_mac(const char *iface, struct rte_ether_addr *mac)
+{
+	struct ifreq ifr = { 0 };
+	int ret = iface_ioctl(iface, SIOCGIFHWADDR, &ifr);
+
+	if (ret == 0)
+		memcpy(mac->addr_bytes, ifr.ifr_hwaddr.sa_data, RTE_ETHER_ADDR_LEN);
+	return ret;
+}
+
+int
+af_xdp_iface_set_mac(const char *iface, const struct rte_ether_addr *mac)
+{
+	struct ifreq ifr = { 0 };
+
+	ifr.ifr_hwaddr.sa_family = 1;	/* ARPHRD_ETHER */
+	memcpy(ifr.ifr_hwaddr.sa_data, mac->addr_bytes, RTE_ETHER_ADDR_LEN);
+	return iface_ioctl(iface, SIOCSIFHWADDR, &ifr);
+}
+
+int
+af_xdp_iface_flags(const char *iface, unsigned int *flags)
+{
+	struct ifreq ifr = { 0 };
+	int ret = iface_ioctl(iface, SIOCGIFFLAGS, &ifr);
+
+	if (ret == 0)
+		*flags = (unsigned short)ifr.ifr_flags;
+	return ret;
+}
+
+int
+af_xdp_iface_change_flags(const char *iface, unsigned int set, unsigned int clear)
+{
+	struct ifreq ifr = { 0 };
+	int ret = iface_ioctl(iface, SIOCGIFFLAGS, &ifr);
+
+	if (ret != 0)
+		return ret;
+	ifr.ifr_flags = (short)((((unsigned short)ifr.ifr_flags) | set) & ~clear);
+	return iface_ioctl(iface, SIOCSIFFLAGS, &ifr);
+}
+
+int
+af_xdp_iface_mtu(const char *iface, unsigned int *mtu)
+{
+	struct ifreq ifr = { 0 };
+	int ret = iface_ioctl(iface, SIOCGIFMTU, &ifr);
+
+	if (ret == 0)
+		*mtu = (unsigned int)ifr.ifr_mtu;
+	return ret;
+}
+
+int
+af_xdp_iface_set_mtu(const char *iface, unsigned int mtu)
+{
+	struct ifreq ifr = { .ifr_mtu = (int)mtu };
+
+	return iface_ioctl(iface, SIOCSIFMTU, &ifr);
+}
+
+/* Entries named prefix* in the interface's queues directory. */
+static int
+count_queues(const char *iface, const char *prefix)
+{
+	char path[64 + IFNAMSIZ];
+	struct dirent *de;
+	int n = 0;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "/sys/class/net/%s/queues", iface);
+	dir = opendir(path);
+	if (dir == NULL)
+		return -errno;
+	while ((de = readdir(dir)) != NULL)
+		if (strncmp(de->d_name, prefix, strlen(prefix)) == 0)
+			n++;
+	closedir(dir);
+	return n;
+}
+
+/*
+ * Queues an AF_XDP socket with both Rx and Tx rings can bind to: the kernel
+ * wants the queue index below both the real Rx and real Tx queue counts.
+ * max is what ethtool says the device could be raised to (0 if unknown).
+ */
+int
+af_xdp_iface_channels(const char *iface, uint32_t *max, uint32_t *configured)
+{
+	struct ethtool_channels ch = { .cmd = ETHTOOL_GCHANNELS };
+	int rx = count_queues(iface, "rx-");
+	int tx = count_queues(iface, "tx-");
+
+	if (rx < 0)
+		return rx;
+	if (tx < 0)
+		return tx;
+	*configured = (uint32_t)RTE_MIN(rx, tx);
+	*max = 0;
+	if (ethtool_ioctl(iface, &ch) == 0)
+		*max = ch.max_combined != 0 ? ch.max_combined : RTE_MIN(ch.max_rx, ch.max_tx);
+	return 0;
+}
+
+int
+af_xdp_iface_speed(const char *iface, uint32_t *speed_mbps, bool *full_duplex)
+{
+	struct {
+		struct ethtool_link_settings req;
+		uint32_t masks[3 * 127];	/* SCHAR_MAX words, 3 masks */
+	} ls;
+	int ret;
+
+	/* Handshake: the kernel answers the first call with the mask size. */
+	memset(&ls, 0, sizeof(ls));
+	ls.req.cmd = ETHTOOL_GLINKSETTINGS;
+	ret = ethtool_ioctl(iface, &ls);
+	if (ret != 0)
+		return ret;
+	if (ls.req.link_mode_masks_nwords >= 0 || -ls.req.link_mode_masks_nwords > 127)
+		return -EPROTO;
+	ls.req.link_mode_masks_nwords = (int8_t)-ls.req.link_mode_masks_nwords;
+	ls.req.cmd = ETHTOOL_GLINKSETTINGS;
+	ret = ethtool_ioctl(iface, &ls);
+	if (ret != 0)
+		return ret;
+	*speed_mbps = ls.req.speed == (uint32_t)SPEED_UNKNOWN ? 0 : ls.req.speed;
+	*full_duplex = ls.req.duplex != DUPLEX_HALF;
+	return 0;
+}
+
+/* 0 when the socket is not tied to a NAPI context (veth, generic XDP). */
+int
+af_xdp_iface_napi_id(int fd, unsigned int *napi_id)
+{
+	socklen_t len = sizeof(*napi_id);
+
+	*napi_id = 0;
+	if (getsockopt(fd, SOL_SOCKET, SO_INCOMING_NAPI_ID, napi_id, &len) != 0)
+		return -errno;
+	return 0;
+}
+
+const char *
+af_xdp_iface_driver(const char *iface, char *buf, size_t len)
+{
+	struct ethtool_drvinfo info = { .cmd = ETHTOOL_GDRVINFO };
+
+	if (ethtool_ioctl(iface, &info) != 0)
+		strlcpy(buf, "unknown", len);
+	else
+		strlcpy(buf, info.driver, len);
+	return buf;
+}

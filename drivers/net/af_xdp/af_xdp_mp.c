@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The af_xdp_direct authors
+ */
+
+/*
+ * Secondary processes.  The rings are mapped in the primary only, so a
+ * secondary (dpdk-proc-info, for instance) does not move packets; it reads
+ * statistics.  The driver's counters are in shared memory already; the
+ * kernel's need a socket descriptor, which the primary passes over EAL's
+ * multi-process channel, at most RTE_MP_MAX_FD_NUM per message.
+ */
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <ethdev_driver.h>
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_string_fns.h>
+
+#include "af_xdp.h"
+
+/* Distinct from the stock driver's, so both plugins can be loaded. */
+#define AF_XDP_MP_ACTION "af_xdp_direct_fds"
+#define AF_XDP_MP_TIMEOUT_S 1
+
+struct fds_request {
+	char port[RTE_ETH_NAME_MAX_LEN];
+	uint16_t first;
+};
+
+struct fds_reply {
+	uint16_t first;
+	uint16_t count;
+	uint8_t present[RTE_MP_MAX_FD_NUM];	/* fds[] holds the present ones, in order */
+};
+
+static unsigned int mp_users;
+
+static int
+send_fds(const struct rte_mp_msg *request, const void *peer)
+{
+	const struct fds_request *req = (const void *)request->param;
+	struct rte_mp_msg msg = { 0 };
+	struct fds_reply *rep = (void *)msg.param;
+	const struct af_xdp_port *port;
+	struct rte_eth_dev *dev;
+	uint16_t i;
+
+	strlcpy(msg.name, AF_XDP_MP_ACTION, sizeof(msg.name));
+	msg.len_param = sizeof(*rep);
+	rep->first = req->first;
+	dev = request->len_param == sizeof(*req) ? rte_eth_dev_allocated(req->port) : NULL;
+	if (dev != NULL) {
+		port = dev->data->dev_private;
+		for (i = 0; i < RTE_MP_MAX_FD_NUM && req->first + i < port->nb_socks; i++) {
+			const struct af_xdp_socket *sock = port->socks[req->first + i];
+
+			rep->count++;
+			if (sock != NULL) {
+				rep->present[i] = 1;
+				msg.fds[msg.num_fds++] = sock->fd;
+			}
+		}
+	}
+	return rte_mp_reply(&msg, peer) < 0 ? -rte_errno : 0;
+}
+
+int
+af_xdp_mp_init_primary(void)
+{
+	if (mp_users++ != 0)
+		return 0;
+	if (rte_mp_action_register(AF_XDP_MP_ACTION, send_fds) == 0 || rte_errno == EEXIST)
+		return 0;
+	if (rte_errno == ENOTSUP) {
+		/* Multi-process is disabled (--no-shconf, --in-memory): nobody can ask. */
+		return 0;
+	}
+	AF_XDP_LOG(ERR, "cannot register the multi-process action %s: %s", AF_XDP_MP_ACTION,
+		   rte_strerror(rte_errno));
+	mp_users--;
+	return -rte_errno;
+}
+
+void
+af_xdp_mp_uninit_primary(void)
+{
+	if (mp_users == 0 || --mp_users != 0)
+		return;
+	rte_mp_action_unregister(AF_XDP_MP_ACTION);
+}
+
+/* Fetch up to RTE_MP_MAX_FD_NUM descriptors from first on; returns how many slots. */
+static int
+get_some_fds(const struct af_xdp_port *port, uint16_t first, int *fds, uint16_t n)
+{
+	struct rte_mp_msg msg = { 0 };
+	struct fds_request *req = (void *)msg.param;
+	struct timespec timeout = { .tv_sec = AF_XDP_MP_TIMEOUT_S };
+	struct rte_mp_reply reply = { 0 };
+	const struct fds_reply *rep;
+	int i, k = 0, count = 0;
+
+	strlcpy(msg.name, AF_XDP_MP_ACTION, sizeof(msg.name));
+	msg.len_param = sizeof(*req);
+	strlcpy(req->port, port->name, sizeof(req->port));
+	req->first = first;
+	if (rte_mp_request_sync(&msg, &reply, &timeout) != 0 || reply.nb_received != 1) {
+		AF_XDP_PORT_LOG(WARNING, port,
+				"the primary process did not pass the socket descriptors: kernel counters read as 0");
+		free(reply.msgs);
+		return 0;
+	}
+	rep = (const void *)reply.msgs[0].param;
+	for (i = 0; i < rep->count && i < RTE_MP_MAX_FD_NUM; i++) {
+		int fd = rep->present[i] && k < reply.msgs[0].num_fds ? reply.msgs[0].fds[k++] : -1;
+
+		if (first + i < n)
+			fds[first + i] = fd;
+		else if (fd >= 0)
+			close(fd);
+	}
+	count = rep->count;
+	free(reply.msgs);
+	return count;
+}
+
+void
+af_xdp_mp_get_fds(const struct af_xdp_port *port, int *fds, uint16_t n)
+{
+	uint16_t first = 0;
+	int got;
+
+	while (first < n) {
+		got = get_some_fds(port, first, fds, n);
+		if (got <= 0)
+			break;
+		first = (uint16_t)(first + got);
+	}
+}
