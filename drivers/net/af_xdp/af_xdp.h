@@ -61,10 +61,21 @@ extern int af_xdp_logtype;
 /* Most completions drained, and descriptors reserved, per Tx round. */
 #define AF_XDP_TX_BATCH		64
 
-/* Ring sizes (power of two, as the kernel requires). */
-#define AF_XDP_RING_MIN		64
+/*
+ * Ring sizes (power of two, as the kernel requires).  The fill ring is
+ * refilled a whole batch at a time, so up to a batch of it may be empty:
+ * the smallest ring keeps at least three quarters of it offered.
+ */
+#define AF_XDP_RING_MIN		(4 * AF_XDP_RX_BATCH)
 #define AF_XDP_RING_MAX		16384
 #define AF_XDP_RING_DEFAULT	2048
+
+/* The ring size a queue of nb_desc descriptors gets. */
+static inline uint32_t
+af_xdp_ring_size(uint32_t nb_desc)
+{
+	return rte_align32pow2(RTE_MAX(nb_desc, (uint32_t)AF_XDP_RING_MIN));
+}
 
 /*
  * UMEM chunks start at the mbuf's buf_addr.  The kernel leaves
@@ -206,7 +217,14 @@ void af_xdp_socket_destroy(struct af_xdp_port *port, struct af_xdp_socket *sock,
 int af_xdp_socket_kernel_stats(int fd, struct af_xdp_kernel_stats *ks);
 
 /* af_xdp_rx.c */
-uint16_t af_xdp_rx_burst(void *queue, struct rte_mbuf **bufs, uint16_t nb_pkts);
+uint16_t af_xdp_rx_burst_scalar(void *queue, struct rte_mbuf **bufs, uint16_t nb_pkts);
+#ifdef RTE_ARCH_X86
+uint16_t af_xdp_rx_burst_sse(void *queue, struct rte_mbuf **bufs, uint16_t nb_pkts);
+#ifdef AF_XDP_HAVE_AVX2
+uint16_t af_xdp_rx_burst_avx2(void *queue, struct rte_mbuf **bufs, uint16_t nb_pkts);
+#endif
+#endif
+eth_rx_burst_t af_xdp_rx_burst_select(const char **name);
 void af_xdp_rxq_bind(struct af_xdp_rx_queue *rxq, const struct xsk_ring *rx,
 		     const struct xsk_ring *fill, const struct af_xdp_umem_layout *layout,
 		     int fd);

@@ -44,7 +44,6 @@
 /* Lets a NAPI poll that already picked the old program finish before we reclaim. */
 #define AF_XDP_DETACH_GRACE_US 10000
 
-RTE_LOG_REGISTER(af_xdp_logtype, pmd.net.af_xdp, NOTICE);
 
 static const char built_for[] = RTE_STR(RTE_VER_YEAR) "." RTE_STR(RTE_VER_MONTH) "."
 				RTE_STR(RTE_VER_MINOR);
@@ -285,12 +284,12 @@ af_xdp_rx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
 	rxq->mb_pool = mp;
 	rxq->port_id = dev->data->port_id;
 	rxq->queue_id = qid;
-	rxq->nb_desc = rte_align32pow2(nb_desc);
+	rxq->nb_desc = af_xdp_ring_size(nb_desc);
 	rxq->socket_id = (int)socket_id;
 	rxq->fd = -1;
 	if (rxq->nb_desc != nb_desc)
-		AF_XDP_PORT_LOG(INFO, port, "Rx queue %u: ring of %u descriptors (AF_XDP rings are powers of two)",
-				qid, rxq->nb_desc);
+		AF_XDP_PORT_LOG(INFO, port, "Rx queue %u: ring of %u descriptors (AF_XDP rings are powers of two, at least %u)",
+				qid, rxq->nb_desc, AF_XDP_RING_MIN);
 	dev->data->rx_queues[qid] = rxq;
 	return 0;
 }
@@ -308,12 +307,12 @@ af_xdp_tx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
 		return -ENOMEM;
 	txq->port_id = dev->data->port_id;
 	txq->queue_id = qid;
-	txq->nb_desc = rte_align32pow2(nb_desc);
+	txq->nb_desc = af_xdp_ring_size(nb_desc);
 	txq->socket_id = (int)socket_id;
 	txq->fd = -1;
 	if (txq->nb_desc != nb_desc)
-		AF_XDP_PORT_LOG(INFO, port, "Tx queue %u: ring of %u descriptors (AF_XDP rings are powers of two)",
-				qid, txq->nb_desc);
+		AF_XDP_PORT_LOG(INFO, port, "Tx queue %u: ring of %u descriptors (AF_XDP rings are powers of two, at least %u)",
+				qid, txq->nb_desc, AF_XDP_RING_MIN);
 	dev->data->tx_queues[qid] = txq;
 	return 0;
 }
@@ -534,6 +533,7 @@ static int
 af_xdp_dev_start(struct rte_eth_dev *dev)
 {
 	struct af_xdp_port *port = port_of(dev);
+	const char *rx_impl;
 	int ret;
 
 	ret = create_sockets(dev);
@@ -546,6 +546,8 @@ af_xdp_dev_start(struct rte_eth_dev *dev)
 		AF_XDP_PORT_LOG(ERR, port, "start failed; %s is left as it was", port->args.iface);
 		return ret;
 	}
+	dev->rx_pkt_burst = af_xdp_rx_burst_select(&rx_impl);
+	AF_XDP_PORT_LOG(INFO, port, "receiving with the %s batch path", rx_impl);
 	port->started = true;
 	set_queue_states(dev, RTE_ETH_QUEUE_STATE_STARTED);
 	af_xdp_link_update(dev, 0);
@@ -746,7 +748,7 @@ af_xdp_probe(struct rte_vdev_device *vdev)
 	dev->data->dev_link = (struct rte_eth_link) { .link_status = RTE_ETH_LINK_DOWN };
 	dev->data->dev_flags |= RTE_ETH_DEV_AUTOFILL_QUEUE_XSTATS;
 	dev->dev_ops = &af_xdp_ops;
-	dev->rx_pkt_burst = af_xdp_rx_burst;
+	dev->rx_pkt_burst = af_xdp_rx_burst_scalar;
 	dev->tx_pkt_burst = af_xdp_tx_burst;
 
 	if (af_xdp_mp_init_primary() != 0) {

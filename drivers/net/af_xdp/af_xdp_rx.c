@@ -11,32 +11,22 @@
  * unit test and the microbenchmark drive it with rings in plain memory.  The
  * only system call is the wakeup, made when the kernel asks for it, and it
  * never blocks.
+ *
+ * The burst exists per instruction set: scalar and SSE here, AVX2 in
+ * af_xdp_rx_avx2.c; af_xdp_rx_burst_select() picks one when a port starts.
  */
 
 #include <errno.h>
-#include <stddef.h>
 #include <sys/socket.h>
 
-#include <rte_branch_prediction.h>
-#include <rte_mbuf.h>
-#include <rte_mempool.h>
-#include <rte_prefetch.h>
+#include <rte_cpuflags.h>
+#include <rte_vect.h>
 
-#include "af_xdp.h"
-
-/* The 8 bytes at rearm_data, written in one store whatever the field types. */
-typedef uint64_t __attribute__((__may_alias__)) rearm_word_t;
-
-static __rte_always_inline rearm_word_t *
-rearm_word(struct rte_mbuf *m)
-{
-	return RTE_PTR_ADD(m, offsetof(struct rte_mbuf, rearm_data));
-}
+#include "af_xdp_rx.h"
 
 /*
- * The first 8 bytes of a fresh mbuf's rearm_data (data_off, refcnt, nb_segs,
- * port) with data_off 0: one store per mbuf rearms it, and the frame's offset
- * in its chunk, which the descriptor carries, is OR-ed in as data_off.
+ * rearm_data of a fresh mbuf with data_off 0: the frame's offset in its
+ * chunk, which the descriptor carries, is OR-ed in as data_off.
  */
 uint64_t
 af_xdp_rearm_template(uint16_t port_id)
@@ -44,7 +34,7 @@ af_xdp_rearm_template(uint16_t port_id)
 	struct rte_mbuf mb = { .data_off = 0, .nb_segs = 1, .port = port_id };
 
 	rte_mbuf_refcnt_set(&mb, 1);
-	return *rearm_word(&mb);
+	return *(mbuf_u64_t *)MBUF_AT(&mb, rearm_data);
 }
 
 void
@@ -57,116 +47,13 @@ af_xdp_rxq_bind(struct af_xdp_rx_queue *rxq, const struct xsk_ring *rx,
 	rxq->mbuf_base = layout->mbuf_base;
 	rxq->rearm_template = af_xdp_rearm_template(rxq->port_id);
 	rxq->fd = fd;
+	rxq->fill_starved = false;
 }
 
-/*
- * Turn n contiguous descriptors into mbufs.  The chunk address (low 48 bits,
- * unaligned-chunk mode) locates the mbuf; the offset (high 16 bits) is where
- * the frame starts from buf_addr, which is data_off.  Only the fields a
- * driver must set are written: the rest were left valid by the mbuf's
- * previous free (next = NULL, nb_segs = 1, refcnt = 1).
- */
-static __rte_always_inline uint64_t
-descs_to_mbufs(const struct af_xdp_rx_queue *rxq, const struct xdp_desc *d,
-	       struct rte_mbuf **bufs, uint32_t n)
-{
-	const uintptr_t mbuf_base = rxq->mbuf_base;
-	const uint64_t rearm = rxq->rearm_template;
-	uint64_t bytes = 0;
-	uint32_t i;
-
-	for (i = 0; i < n; i++) {
-		const uint64_t addr = d[i].addr;
-		const uint32_t len = d[i].len;
-		struct rte_mbuf *m = (struct rte_mbuf *)
-			(mbuf_base + (addr & XSK_UNALIGNED_BUF_ADDR_MASK));
-
-		*rearm_word(m) = rearm | (addr >> XSK_UNALIGNED_BUF_OFFSET_SHIFT);
-		m->ol_flags = 0;
-		m->packet_type = 0;
-		m->pkt_len = len;
-		m->data_len = (uint16_t)len;
-		m->vlan_tci = 0;
-		bufs[i] = m;
-		bytes += len;
-	}
-	return bytes;
-}
-
-/*
- * One batch: up to n (<= AF_XDP_RX_BATCH) descriptors, released with one
- * consumer update.  The ring may wrap inside the batch: then it is two runs.
- */
-static __rte_always_inline uint32_t
-rx_batch(struct af_xdp_rx_queue *rxq, struct rte_mbuf **bufs, uint32_t n,
-	 uint64_t *bytes)
-{
-	struct xsk_ring *rx = &rxq->rx;
-	uint32_t ready, start, first;
-
-	ready = xsk_ring_cons_peek(rx, n);
-	if (ready == 0)
-		return 0;
-
-	start = rx->cached_cons & rx->mask;
-	first = RTE_MIN(ready, rx->size - start);
-	*bytes += descs_to_mbufs(rxq, xsk_ring_desc(rx, start), bufs, first);
-	if (unlikely(first < ready))
-		*bytes += descs_to_mbufs(rxq, xsk_ring_desc(rx, 0), bufs + first,
-					 ready - first);
-	xsk_ring_cons_release(rx, ready);
-	return ready;
-}
-
-static __rte_always_inline void
-mbufs_to_chunks(uint64_t *addrs, void * const *objs, uintptr_t mbuf_base, uint32_t n)
-{
-	uint32_t i;
-
-	for (i = 0; i < n; i++)
-		addrs[i] = (uintptr_t)objs[i] - mbuf_base;
-}
-
-/*
- * Offer one batch of fresh mbufs to the kernel: one bulk get from the
- * mempool (raw: the fields are set when the frame comes back), their chunk
- * addresses written, one producer update.  The caller checked the space.
- */
-static __rte_always_inline int
-fill_one_batch(struct af_xdp_rx_queue *rxq)
-{
-	struct xsk_ring *fill = &rxq->fill;
-	void *objs[AF_XDP_RX_BATCH];
-	uint32_t start, first;
-
-	if (unlikely(rte_mempool_get_bulk(rxq->mb_pool, objs, AF_XDP_RX_BATCH) != 0)) {
-		rxq->stats.nombuf += AF_XDP_RX_BATCH;
-		rxq->fill_starved = true;
-		return -ENOMEM;
-	}
-	start = fill->cached_prod & fill->mask;
-	first = RTE_MIN((uint32_t)AF_XDP_RX_BATCH, fill->size - start);
-	mbufs_to_chunks(xsk_ring_addr(fill, start), objs, rxq->mbuf_base, first);
-	if (unlikely(first < AF_XDP_RX_BATCH))
-		mbufs_to_chunks(xsk_ring_addr(fill, 0), objs + first, rxq->mbuf_base,
-				AF_XDP_RX_BATCH - first);
-	xsk_ring_prod_submit(fill, AF_XDP_RX_BATCH);
-	return 0;
-}
-
-/* Top the fill ring up, whole batches at a time.  Returns chunks offered. */
 unsigned int
 af_xdp_rxq_fill(struct af_xdp_rx_queue *rxq)
 {
-	unsigned int offered = 0;
-
-	rxq->fill_starved = false;
-	while (xsk_ring_prod_space(&rxq->fill, AF_XDP_RX_BATCH) == AF_XDP_RX_BATCH) {
-		if (fill_one_batch(rxq) != 0)
-			break;
-		offered += AF_XDP_RX_BATCH;
-	}
-	return offered;
+	return af_xdp_fill(rxq);
 }
 
 /*
@@ -175,8 +62,8 @@ af_xdp_rxq_fill(struct af_xdp_rx_queue *rxq)
  * poll() for a second here).  Errors such as EAGAIN or ENETDOWN only mean
  * there is nothing to do now.
  */
-static void
-rx_wakeup(struct af_xdp_rx_queue *rxq)
+void
+af_xdp_rx_wakeup(struct af_xdp_rx_queue *rxq)
 {
 	(void)recvfrom(rxq->fd, NULL, 0, MSG_DONTWAIT, NULL, NULL);
 	rxq->stats.wakeups++;
@@ -186,8 +73,8 @@ rx_wakeup(struct af_xdp_rx_queue *rxq)
  * Busy polling only works where the kernel tied the socket to a NAPI
  * context, which it records with the first frame: look once, then.
  */
-static void __rte_cold __rte_noinline
-check_busy_poll(struct af_xdp_rx_queue *rxq)
+void __rte_cold
+af_xdp_rx_check_busy_poll(struct af_xdp_rx_queue *rxq)
 {
 	unsigned int napi_id = 0;
 
@@ -201,46 +88,88 @@ check_busy_poll(struct af_xdp_rx_queue *rxq)
 }
 
 uint16_t
-af_xdp_rx_burst(void *queue, struct rte_mbuf **bufs, uint16_t nb_pkts)
+af_xdp_rx_burst_scalar(void *queue, struct rte_mbuf **bufs, uint16_t nb_pkts)
 {
-	struct af_xdp_rx_queue *rxq = queue;
-	uint32_t nb_rx = 0, full = 0, got = 0;
-	uint64_t bytes = 0;
+	return af_xdp_rx_burst_common(queue, bufs, nb_pkts, af_xdp_descs_to_mbufs_scalar);
+}
 
-	while (nb_rx < nb_pkts) {
-		uint32_t n = RTE_MIN((uint32_t)(nb_pkts - nb_rx), (uint32_t)AF_XDP_RX_BATCH);
+#ifdef RTE_ARCH_X86
+/*
+ * Two descriptors per step.  A descriptor is 16 bytes: addr, len, options.
+ * Both addresses go through the mask, base add, shift and OR together; each
+ * mbuf then gets two 16-byte stores, rearm_data + ol_flags (ol_flags 0) and
+ * packet_type .. hash.rss shuffled straight out of the descriptor.
+ */
+static __rte_always_inline uint64_t
+descs_to_mbufs_sse(const struct af_xdp_rx_queue *rxq, const struct xdp_desc *d,
+		   struct rte_mbuf **bufs, uint32_t n)
+{
+	const __m128i addr_mask = _mm_set1_epi64x((long long)XSK_UNALIGNED_BUF_ADDR_MASK);
+	const __m128i base = _mm_set1_epi64x((long long)rxq->mbuf_base);
+	const __m128i rearm = _mm_set1_epi64x((long long)rxq->rearm_template);
+	const __m128i zero = _mm_setzero_si128();
+	/* Descriptor bytes 8..11 (len) to pkt_len and data_len; zeros elsewhere. */
+	const __m128i fields = _mm_set_epi8(-1, -1, -1, -1,	/* hash.rss */
+					    -1, -1,		/* vlan_tci */
+					    9, 8,		/* data_len */
+					    11, 10, 9, 8,	/* pkt_len */
+					    -1, -1, -1, -1);	/* packet_type */
+	__m128i lens = zero;	/* 32-bit lane 2 sums the lengths */
+	uint64_t bytes;
+	uint32_t i;
 
-		got = rx_batch(rxq, bufs + nb_rx, n, &bytes);
-		nb_rx += got;
-		full += got == AF_XDP_RX_BATCH;
-		if (got < n)
-			break;
+	for (i = 0; i + 2 <= n; i += 2) {
+		const __m128i d0 = _mm_loadu_si128((const __m128i *)&d[i]);
+		const __m128i d1 = _mm_loadu_si128((const __m128i *)&d[i + 1]);
+		const __m128i addrs = _mm_unpacklo_epi64(d0, d1);
+		const __m128i mbufs = _mm_add_epi64(_mm_and_si128(addrs, addr_mask), base);
+		const __m128i rearms = _mm_or_si128(_mm_srli_epi64(addrs,
+						    XSK_UNALIGNED_BUF_OFFSET_SHIFT), rearm);
+		struct rte_mbuf *m0 = (struct rte_mbuf *)_mm_cvtsi128_si64(mbufs);
+		struct rte_mbuf *m1 = (struct rte_mbuf *)_mm_extract_epi64(mbufs, 1);
+
+		_mm_storeu_si128(MBUF_AT(m0, rearm_data), _mm_move_epi64(rearms));
+		_mm_storeu_si128(MBUF_AT(m1, rearm_data), _mm_unpackhi_epi64(rearms, zero));
+		_mm_storeu_si128(MBUF_AT(m0, rx_descriptor_fields1), _mm_shuffle_epi8(d0, fields));
+		_mm_storeu_si128(MBUF_AT(m1, rx_descriptor_fields1), _mm_shuffle_epi8(d1, fields));
+		_mm_storeu_si128((__m128i *)&bufs[i], mbufs);
+		lens = _mm_add_epi32(lens, _mm_add_epi32(d0, d1));
 	}
+	bytes = (uint32_t)_mm_extract_epi32(lens, 2);
+	if (i < n)
+		bytes += af_xdp_descs_to_mbufs_scalar(rxq, &d[i], &bufs[i], n - i);
+	return bytes;
+}
 
-	/*
-	 * Frames taken from the Rx ring left their fill-ring slots free.  After
-	 * a failed refill, retry on every poll: with an empty fill ring no
-	 * frame can arrive to trigger it.
-	 */
-	if (nb_rx != 0 || unlikely(rxq->fill_starved))
-		af_xdp_rxq_fill(rxq);
+uint16_t
+af_xdp_rx_burst_sse(void *queue, struct rte_mbuf **bufs, uint16_t nb_pkts)
+{
+	return af_xdp_rx_burst_common(queue, bufs, nb_pkts, descs_to_mbufs_sse);
+}
+#endif
 
-	if (nb_rx == 0) {
-		/*
-		 * Nothing came: a zero-copy driver may be waiting for a kick
-		 * to use the fill ring, and busy polling needs a syscall to
-		 * run the NAPI loop in our context.
-		 */
-		if (rxq->busy_poll || xsk_ring_needs_wakeup(&rxq->fill))
-			rx_wakeup(rxq);
-		return 0;
+/*
+ * The burst function for this machine, chosen once when a port starts;
+ * --force-max-simd-bitwidth lowers the choice (64: scalar).
+ */
+eth_rx_burst_t
+af_xdp_rx_burst_select(const char **name)
+{
+#ifdef RTE_ARCH_X86
+	uint16_t simd = rte_vect_get_max_simd_bitwidth();
+
+#ifdef AF_XDP_HAVE_AVX2
+	if (simd >= RTE_VECT_SIMD_256 && rte_cpu_get_flag_enabled(RTE_CPUFLAG_AVX2)) {
+		*name = "AVX2";
+		return af_xdp_rx_burst_avx2;
 	}
-
-	if (unlikely(rxq->busy_poll_check))
-		check_busy_poll(rxq);
-	rxq->stats.packets += nb_rx;
-	rxq->stats.bytes += bytes;
-	rxq->stats.full_batches += full;
-	rxq->stats.partial_batches += got != 0 && got != AF_XDP_RX_BATCH;
-	return (uint16_t)nb_rx;
+#endif
+	if (simd >= RTE_VECT_SIMD_128 && rte_cpu_get_flag_enabled(RTE_CPUFLAG_SSE4_1) &&
+	    rte_cpu_get_flag_enabled(RTE_CPUFLAG_SSSE3)) {
+		*name = "SSE";
+		return af_xdp_rx_burst_sse;
+	}
+#endif
+	*name = "scalar";
+	return af_xdp_rx_burst_scalar;
 }

@@ -312,12 +312,6 @@ read_socket_mode(struct af_xdp_socket *sock)
 		sock->zero_copy = opts.flags & XDP_OPTIONS_ZEROCOPY;
 }
 
-static uint32_t
-ring_size(uint32_t nb_desc)
-{
-	return rte_align32pow2(RTE_MAX(nb_desc, (uint32_t)AF_XDP_RING_MIN));
-}
-
 static void
 log_footprint(struct af_xdp_port *port, uint16_t idx, const struct af_xdp_socket *sock,
 	      bool new_umem)
@@ -348,8 +342,8 @@ struct af_xdp_socket *
 af_xdp_socket_create(struct af_xdp_port *port, uint16_t idx, struct rte_mempool *mp,
 		     struct af_xdp_rx_queue *rxq, struct af_xdp_tx_queue *txq)
 {
-	uint32_t rx_size = rxq != NULL ? ring_size(rxq->nb_desc) : 0;
-	uint32_t tx_size = txq != NULL ? ring_size(txq->nb_desc) : 0;
+	uint32_t rx_size = rxq != NULL ? rxq->nb_desc : 0;
+	uint32_t tx_size = txq != NULL ? txq->nb_desc : 0;
 	uint32_t fill_size = RTE_MAX(rx_size, (uint32_t)AF_XDP_RING_MIN);
 	uint32_t comp_size = RTE_MAX(tx_size, (uint32_t)AF_XDP_RING_MIN);
 	struct af_xdp_socket *sock;

@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The af_xdp_direct authors
+ */
+
+/*
+ * Microbenchmark of the receive path on rings in plain memory: bursts of
+ * 64 through af_xdp_rx_burst(), fill-ring refill included.  The kernel's
+ * side (ring_sim.h) and the application's free run outside the measured
+ * region.
+ *
+ * Prints TSC cycles per packet.  Under valgrind --tool=callgrind
+ * --collect-atstart=no only the measured region is collected, so callgrind's
+ * instruction total divided by the packet count printed is instructions per
+ * packet (bench/micro/run.py does that).
+ *
+ *   bench_rx [--bursts N] [--burst B] [--ring R] [--frame LEN] [--impl scalar|sse|avx2]
+ */
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <valgrind/callgrind.h>
+
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+
+#include "af_xdp.h"
+#include "ring_sim.h"
+
+struct options {
+	eth_rx_burst_t burst_fn;
+	const char *impl;
+	unsigned long bursts;
+	uint16_t burst;
+	uint32_t ring;
+	uint32_t frame;
+};
+
+static int
+parse_options(int argc, char **argv, struct options *o)
+{
+	static const struct option longopts[] = {
+		{ "bursts", required_argument, NULL, 'n' },
+		{ "burst", required_argument, NULL, 'b' },
+		{ "ring", required_argument, NULL, 'r' },
+		{ "frame", required_argument, NULL, 'f' },
+		{ "impl", required_argument, NULL, 'i' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	*o = (struct options) { .bursts = 200000, .burst = 64, .ring = 2048, .frame = 64 };
+	o->burst_fn = af_xdp_rx_burst_select(&o->impl);
+	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'n': o->bursts = strtoul(optarg, NULL, 0); break;
+		case 'b': o->burst = (uint16_t)strtoul(optarg, NULL, 0); break;
+		case 'r': o->ring = (uint32_t)strtoul(optarg, NULL, 0); break;
+		case 'f': o->frame = (uint32_t)strtoul(optarg, NULL, 0); break;
+		case 'i':
+			if (strcmp(optarg, "scalar") == 0) {
+				o->burst_fn = af_xdp_rx_burst_scalar;
+#ifdef RTE_ARCH_X86
+			} else if (strcmp(optarg, "sse") == 0) {
+				o->burst_fn = af_xdp_rx_burst_sse;
+#ifdef AF_XDP_HAVE_AVX2
+			} else if (strcmp(optarg, "avx2") == 0) {
+				o->burst_fn = af_xdp_rx_burst_avx2;
+#endif
+#endif
+			} else {
+				fprintf(stderr, "unknown --impl %s\n", optarg);
+				return -1;
+			}
+			o->impl = optarg;
+			break;
+		default:
+			fprintf(stderr, "usage: %s [--bursts N] [--burst B] [--ring R] [--frame LEN] [--impl scalar|sse|avx2]\n",
+				argv[0]);
+			return -1;
+		}
+	}
+	if (o->burst == 0 || o->burst > 512 || o->ring < AF_XDP_RING_MIN ||
+	    (o->ring & (o->ring - 1)) != 0 || o->burst > o->ring - AF_XDP_RX_BATCH) {
+		fprintf(stderr, "need 0 < burst <= 512, ring a power of two >= %u, burst <= ring - %u\n",
+			AF_XDP_RING_MIN, AF_XDP_RX_BATCH);
+		return -1;
+	}
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct af_xdp_rx_queue rxq __rte_cache_aligned = { 0 };
+	struct af_xdp_umem_layout layout;
+	struct rte_mbuf *bufs[512];
+	struct sim_ring rx, fill;
+	struct rte_mempool *mp;
+	uint64_t cycles = 0, packets = 0;
+	uint32_t seq = 0;
+	struct options o;
+	char err[256];
+	unsigned long i;
+
+	if (sim_eal_init(argv[0]) < 0)
+		return 1;
+	if (parse_options(argc, argv, &o) != 0)
+		return 2;
+
+	/* A cache as an application's would have; more mbufs than in flight. */
+	mp = rte_pktmbuf_pool_create("bench_rx", 4 * o.ring + 1024, 256, 0,
+				     RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
+	if (mp == NULL || af_xdp_umem_layout(mp, &layout, err, sizeof(err)) != 0) {
+		fprintf(stderr, "mempool: %s\n", mp == NULL ? "cannot create" : err);
+		return 1;
+	}
+	sim_ring_init(&rx, o.ring, sizeof(struct xdp_desc), false);
+	sim_ring_init(&fill, o.ring, sizeof(uint64_t), true);
+	rxq.mb_pool = mp;
+	rxq.port_id = 0;
+	af_xdp_rxq_bind(&rxq, &rx.view, &fill.view, &layout, -1);
+	af_xdp_rxq_fill(&rxq);
+
+	for (i = 0; i < o.bursts; i++) {
+		uint64_t t0, t1;
+		uint16_t got;
+
+		sim_kernel_receive(&fill, &rx, layout.area, &o.frame, 1, o.burst, false, &seq);
+		t0 = rte_rdtsc_precise();
+		CALLGRIND_TOGGLE_COLLECT;
+		got = o.burst_fn(&rxq, bufs, o.burst);
+		CALLGRIND_TOGGLE_COLLECT;
+		t1 = rte_rdtsc_precise();
+		if (got != o.burst) {
+			fprintf(stderr, "burst %lu: got %u of %u\n", i, got, o.burst);
+			return 1;
+		}
+		cycles += t1 - t0;
+		packets += got;
+		rte_pktmbuf_free_bulk(bufs, got);
+	}
+
+	printf("impl %s\n", o.impl);
+	printf("packets %" PRIu64 "\n", packets);
+	printf("bursts %lu of %u\n", o.bursts, o.burst);
+	printf("cycles_per_packet %.2f\n", (double)cycles / (double)packets);
+	printf("tsc_hz %" PRIu64 "\n", rte_get_tsc_hz());
+	rte_mempool_free(mp);
+	sim_ring_free(&rx);
+	sim_ring_free(&fill);
+	rte_eal_cleanup();
+	return 0;
+}

@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Rx batch microbenchmark: instructions/packet (callgrind) and TSC cycles/packet.
+
+    run.py <bench_rx binary> [--runs N] [--bursts N] [--burst B]
+
+Instructions come from valgrind --tool=callgrind with collection only around
+af_xdp_rx_burst() (fill-ring refill included): repeatable whatever else the
+machine does.  Cycles come from native runs (median of --runs): noisy on a
+shared machine, indicative only.  A benchmark: it prints, it asserts nothing.
+"""
+import argparse
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+
+# Targets of the foundation issue, stated beside the figures, not asserted.
+TARGET_MAX = 20.0
+TARGET_AIM = 12.0
+
+
+def callgrind_ipp(binary, impl, bursts, burst):
+    """Instructions per packet inside the burst function (inclusive)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "callgrind.out")
+        cmd = ["valgrind", "--tool=callgrind", "--collect-atstart=no",
+               "--callgrind-out-file=" + out, binary, "--impl", impl,
+               "--bursts", str(bursts), "--burst", str(burst)]
+        res = subprocess.run(cmd, capture_output=True, text=True, check=False)
+        if res.returncode != 0:
+            sys.exit("callgrind run failed:\n" + res.stderr[-2000:])
+        packets = int(re.search(r"^packets (\d+)", res.stdout, re.M).group(1))
+        ann = subprocess.run(["callgrind_annotate", "--inclusive=yes", out],
+                             capture_output=True, text=True, check=True).stdout
+        m = re.search(r"^\s*([\d,]+) \([^)]*\)\s+\S*:af_xdp_rx_burst_%s\b" % impl, ann, re.M)
+        if m is None:
+            sys.exit("no af_xdp_rx_burst_%s in the callgrind profile" % impl)
+        return int(m.group(1).replace(",", "")) / packets
+
+
+def native_cpp(binary, impl, bursts, burst):
+    res = subprocess.run([binary, "--impl", impl, "--bursts", str(bursts), "--burst", str(burst)],
+                         capture_output=True, text=True, check=True)
+    return float(re.search(r"^cycles_per_packet ([\d.]+)", res.stdout, re.M).group(1))
+
+
+def available_impls(binary):
+    """Implementations built in and runnable on this CPU, best last."""
+    impls = []
+    for impl in ("scalar", "sse", "avx2"):
+        res = subprocess.run([binary, "--impl", impl, "--bursts", "1"],
+                             capture_output=True, text=True, check=False)
+        if res.returncode == 0:
+            impls.append(impl)
+    return impls
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("binary")
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--bursts", type=int, default=200000)
+    ap.add_argument("--burst", type=int, default=64)
+    args = ap.parse_args()
+
+    impls = available_impls(args.binary)
+    print("Rx batch path on in-memory rings, bursts of %d, fill-ring refill included"
+          % args.burst)
+    print("(the driver uses the last row this CPU supports)")
+    print()
+    print("| implementation | instructions/packet (callgrind) | TSC cycles/packet, median of %d (min..max) | vs target %.0f (aim %.0f) |"
+          % (args.runs, TARGET_MAX, TARGET_AIM))
+    print("| --- | --- | --- | --- |")
+    for impl in impls:
+        ipp = callgrind_ipp(args.binary, impl, min(args.bursts, 20000), args.burst)
+        cpps = [native_cpp(args.binary, impl, args.bursts, args.burst) for _ in range(args.runs)]
+        verdict = ("within the aim" if ipp <= TARGET_AIM else "within the target"
+                   if ipp <= TARGET_MAX else "ABOVE the target")
+        print("| %s | %.2f | %.2f (%.2f..%.2f) | %s |"
+              % (impl, ipp, statistics.median(cpps), min(cpps), max(cpps), verdict))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

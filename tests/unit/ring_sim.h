@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The af_xdp_direct authors
+ */
+
+#ifndef RING_SIM_H
+#define RING_SIM_H
+
+/*
+ * The kernel's side of the four rings, in plain memory, for the unit tests
+ * and the microbenchmark of the batch code: take chunks from the fill ring
+ * and produce Rx descriptors for them (as copy-mode AF_XDP does: the frame
+ * at XDP_PACKET_HEADROOM into the chunk), consume Tx descriptors and
+ * complete them.  It follows the ring protocol only; it is not evidence of
+ * how the kernel behaves (the integration tests are).
+ */
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_eal.h>
+#include <rte_mbuf.h>
+
+#include "af_xdp.h"
+
+struct sim_ring {
+	uint32_t producer __rte_cache_aligned;
+	uint32_t consumer __rte_cache_aligned;
+	uint32_t flags __rte_cache_aligned;
+	uint32_t size;
+	void *entries;
+	struct xsk_ring view;	/* what the driver is given */
+};
+
+/* Indexes start near 2^32 so that every test also crosses the u32 wrap. */
+#define SIM_START_INDEX (UINT32_MAX - 100u)
+
+static inline void
+sim_ring_init(struct sim_ring *r, uint32_t size, size_t entry, bool produced_by_driver)
+{
+	memset(r, 0, sizeof(*r));
+	r->size = size;
+	r->entries = calloc(size, entry);
+	r->producer = SIM_START_INDEX;
+	r->consumer = SIM_START_INDEX;
+	r->view = (struct xsk_ring) {
+		.cached_prod = SIM_START_INDEX,
+		.cached_cons = SIM_START_INDEX + (produced_by_driver ? size : 0),
+		.mask = size - 1,
+		.size = size,
+		.producer = &r->producer,
+		.consumer = &r->consumer,
+		.flags = &r->flags,
+		.entries = r->entries,
+	};
+}
+
+static inline void
+sim_ring_free(struct sim_ring *r)
+{
+	free(r->entries);
+}
+
+/*
+ * Kernel receive of n frames of the given lengths (lens cycles when shorter
+ * than n): each takes a fill entry and becomes an Rx descriptor.  Writes a
+ * pattern (frame index + byte offset) into the frame when fill_data is set.
+ * Returns the frames received (fewer when the fill or Rx ring runs out).
+ */
+static inline uint32_t
+sim_kernel_receive(struct sim_ring *fill, struct sim_ring *rx, uintptr_t area,
+		   const uint32_t *lens, uint32_t nb_lens, uint32_t n, bool fill_data,
+		   uint32_t *seq)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++) {
+		uint64_t chunk, off = AF_XDP_PACKET_HEADROOM;
+		struct xdp_desc *d;
+		uint32_t len = lens[*seq % nb_lens];
+
+		if (fill->producer == fill->consumer || rx->producer - rx->consumer == rx->size)
+			break;
+		chunk = ((uint64_t *)fill->entries)[fill->consumer & (fill->size - 1)];
+		fill->consumer++;
+		if (fill_data) {
+			uint8_t *p = (uint8_t *)(area + chunk + off);
+			uint32_t b;
+
+			for (b = 0; b < len; b++)
+				p[b] = (uint8_t)(*seq + b);
+		}
+		d = &((struct xdp_desc *)rx->entries)[rx->producer & (rx->size - 1)];
+		d->addr = chunk | (off << XSK_UNALIGNED_BUF_OFFSET_SHIFT);
+		d->len = len;
+		d->options = 0;
+		rx->producer++;
+		(*seq)++;
+	}
+	return i;
+}
+
+/* Kernel transmit: every Tx descriptor consumed and completed. */
+static inline uint32_t
+sim_kernel_transmit(struct sim_ring *tx, struct sim_ring *comp, struct xdp_desc *sent,
+		    uint32_t max_sent)
+{
+	uint32_t n = 0;
+
+	while (tx->consumer != tx->producer && comp->producer - comp->consumer < comp->size) {
+		struct xdp_desc *d = &((struct xdp_desc *)tx->entries)[tx->consumer & (tx->size - 1)];
+
+		if (sent != NULL && n < max_sent)
+			sent[n] = *d;
+		((uint64_t *)comp->entries)[comp->producer & (comp->size - 1)] = d->addr;
+		comp->producer++;
+		tx->consumer++;
+		n++;
+	}
+	return n;
+}
+
+/* EAL for mempools only: no devices, no hugepages, no shared files. */
+static inline int
+sim_eal_init(const char *prog)
+{
+	char *argv[] = { (char *)(uintptr_t)prog, "--no-huge", "-m", "256", "--no-pci",
+			 "--no-shconf", "--log-level=lib.eal:error", "-c", "0x1", NULL };
+
+	return rte_eal_init((int)RTE_DIM(argv) - 1, argv);
+}
+
+#endif /* RING_SIM_H */

@@ -1,0 +1,346 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The af_xdp_direct authors
+ */
+
+/*
+ * The 64-descriptor batched receive on rings in plain memory: bursts of 1,
+ * 63, 64, 65 and 200, ring wrap-around (of the ring and of the u32
+ * indexes), fill-ring refill counts, every mbuf field, the frame bytes,
+ * wakeups and mbuf exhaustion.
+ */
+
+#include <string.h>
+
+#include <rte_cpuflags.h>
+#include <rte_eal.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+
+#include "af_xdp.h"
+#include "ring_sim.h"
+#include "unit_test.h"
+
+#define PORT_ID 3
+#define POOL_SIZE 8192
+
+/* Every test runs against each implementation of the burst. */
+static eth_rx_burst_t rx_burst_fn;
+
+struct rx_env {
+	struct rte_mempool *mp;
+	struct af_xdp_umem_layout layout;
+	struct sim_ring rx, fill;
+	struct af_xdp_rx_queue rxq;
+	uint32_t seq_sent, seq_seen;
+};
+
+static struct rte_mempool *
+make_pool(const char *name, unsigned int n)
+{
+	struct rte_mempool *mp = rte_pktmbuf_pool_create(name, n, 0, 0,
+							 RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
+	void *objs[POOL_SIZE];
+	unsigned int i;
+
+	if (mp == NULL)
+		return NULL;
+	/* Leave garbage in every field a driver must set, to see it set. */
+	if (rte_mempool_get_bulk(mp, objs, n) != 0)
+		return mp;
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *m = objs[i];
+
+		m->data_off = 7;
+		m->port = 77;
+		m->ol_flags = ~0ULL;
+		m->packet_type = ~0u;
+		m->vlan_tci = 0xabcd;
+		m->pkt_len = 1;
+		m->data_len = 1;
+	}
+	rte_mempool_put_bulk(mp, objs, n);
+	return mp;
+}
+
+static void
+env_init(struct rx_env *e, uint32_t ring_size, unsigned int pool_size)
+{
+	static unsigned int pools;
+	char name[32], err[256];
+
+	memset(e, 0, sizeof(*e));
+	snprintf(name, sizeof(name), "rx_pool_%u", pools++);
+	e->mp = make_pool(name, pool_size);
+	CHECK(e->mp != NULL, "mempool");
+	CHECK(af_xdp_umem_layout(e->mp, &e->layout, err, sizeof(err)) == 0, "%s", err);
+	sim_ring_init(&e->rx, ring_size, sizeof(struct xdp_desc), false);
+	sim_ring_init(&e->fill, ring_size, sizeof(uint64_t), true);
+	e->rxq.mb_pool = e->mp;
+	e->rxq.port_id = PORT_ID;
+	af_xdp_rxq_bind(&e->rxq, &e->rx.view, &e->fill.view, &e->layout, -1);
+}
+
+static void
+env_free(struct rx_env *e)
+{
+	sim_ring_free(&e->rx);
+	sim_ring_free(&e->fill);
+	rte_mempool_free(e->mp);
+}
+
+/* Free space in the fill ring as the kernel sees it. */
+static uint32_t
+fill_space(const struct rx_env *e)
+{
+	return e->fill.size - (e->fill.producer - e->fill.consumer);
+}
+
+static void
+check_mbuf(struct rx_env *e, const struct rte_mbuf *m, uint32_t len)
+{
+	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
+	uint32_t b, bad = 0;
+
+	CHECK(m->pool == e->mp, "mbuf %p not from the pool", (const void *)m);
+	CHECK_EQ(m->data_off, AF_XDP_PACKET_HEADROOM);
+	CHECK_EQ(m->pkt_len, len);
+	CHECK_EQ(m->data_len, len);
+	CHECK_EQ(m->nb_segs, 1);
+	CHECK_EQ(rte_mbuf_refcnt_read(m), 1);
+	CHECK_EQ(m->port, PORT_ID);
+	CHECK(m->next == NULL, "next %p", (void *)m->next);
+	CHECK_EQ(m->ol_flags, 0);
+	CHECK_EQ(m->packet_type, 0);
+	CHECK_EQ(m->vlan_tci, 0);
+	/* The frame is where the kernel wrote it, inside the UMEM. */
+	CHECK((uintptr_t)p >= e->layout.area && (uintptr_t)p + len <= e->layout.area + e->layout.size,
+	      "frame outside the UMEM");
+	for (b = 0; b < len; b++)
+		bad += p[b] != (uint8_t)(e->seq_seen + b);
+	CHECK(bad == 0, "frame %u: %u bytes differ", e->seq_seen, bad);
+	e->seq_seen++;
+}
+
+static const uint32_t frame_lens[] = { 60, 64, 128, 1500, 1514, 1920, 42 };
+
+/* Kernel delivers n frames; one burst of up to `burst`; checks and frees them. */
+static uint16_t
+receive(struct rx_env *e, uint32_t n, uint16_t burst, uint32_t expect)
+{
+	struct rte_mbuf *bufs[512];
+	uint32_t first = e->seq_seen;
+	uint16_t got, i;
+
+	CHECK_EQ(sim_kernel_receive(&e->fill, &e->rx, e->layout.area, frame_lens,
+				    RTE_DIM(frame_lens), n, true, &e->seq_sent), n);
+	got = rx_burst_fn(&e->rxq, bufs, burst);
+	CHECK_EQ(got, expect);
+	for (i = 0; i < got; i++)
+		check_mbuf(e, bufs[i], frame_lens[(first + i) % RTE_DIM(frame_lens)]);
+	rte_pktmbuf_free_bulk(bufs, got);
+	return got;
+}
+
+static void
+test_initial_fill(void)
+{
+	struct rx_env e;
+
+	env_init(&e, 2048, POOL_SIZE);
+	CHECK_EQ(af_xdp_rxq_fill(&e.rxq), 2048);
+	CHECK_EQ(e.fill.producer - SIM_START_INDEX, 2048);
+	CHECK_EQ(rte_mempool_avail_count(e.mp), POOL_SIZE - 2048);
+	/* Full: a second call offers nothing. */
+	CHECK_EQ(af_xdp_rxq_fill(&e.rxq), 0);
+	env_free(&e);
+}
+
+static void
+test_burst_sizes(void)
+{
+	static const uint32_t sizes[] = { 1, 63, 64, 65, 200 };
+	uint64_t bytes = 0, packets = 0;
+	unsigned int i;
+	struct rx_env e;
+
+	env_init(&e, 512, POOL_SIZE);
+	af_xdp_rxq_fill(&e.rxq);
+	for (i = 0; i < RTE_DIM(sizes); i++) {
+		uint32_t before = e.fill.producer, seq = e.seq_seen, k;
+
+		receive(&e, sizes[i], (uint16_t)sizes[i], sizes[i]);
+		for (k = 0; k < sizes[i]; k++)
+			bytes += frame_lens[(seq + k) % RTE_DIM(frame_lens)];
+		packets += sizes[i];
+		/* Refill in whole batches, until less than a batch is free. */
+		CHECK((e.fill.producer - before) % AF_XDP_RX_BATCH == 0,
+		      "refill of %u", e.fill.producer - before);
+		CHECK(fill_space(&e) < AF_XDP_RX_BATCH, "burst %u: %u fill slots left empty",
+		      sizes[i], fill_space(&e));
+	}
+	CHECK_EQ(e.rxq.stats.packets, packets);
+	CHECK_EQ(e.rxq.stats.bytes, bytes);
+	/* 1, 63: partial; 64: full; 65: full + partial; 200: 3 full + partial */
+	CHECK_EQ(e.rxq.stats.full_batches, 5);
+	CHECK_EQ(e.rxq.stats.partial_batches, 4);
+	CHECK_EQ(e.rxq.stats.nombuf, 0);
+	CHECK_EQ(e.rxq.stats.wakeups, 0);
+	env_free(&e);
+}
+
+static void
+test_refill_counts(void)
+{
+	struct rx_env e;
+
+	env_init(&e, 256, POOL_SIZE);
+	af_xdp_rxq_fill(&e.rxq);
+	/* 65 taken: one batch of 64 refilled, one slot waits for more. */
+	receive(&e, 65, 256, 65);
+	CHECK_EQ(e.fill.producer - SIM_START_INDEX, 256 + 64);
+	CHECK_EQ(fill_space(&e), 1);
+	/* 63 more: 64 free, one more batch. */
+	receive(&e, 63, 256, 63);
+	CHECK_EQ(e.fill.producer - SIM_START_INDEX, 256 + 128);
+	CHECK_EQ(fill_space(&e), 0);
+	/* In flight: the whole fill ring, nothing else. */
+	CHECK_EQ(rte_mempool_avail_count(e.mp), POOL_SIZE - 256);
+	env_free(&e);
+}
+
+static void
+test_burst_limits(void)
+{
+	struct rte_mbuf *bufs[300];
+	struct rx_env e;
+	uint16_t got;
+
+	env_init(&e, 512, POOL_SIZE);
+	af_xdp_rxq_fill(&e.rxq);
+	/* More ready than asked: take what was asked, leave the rest. */
+	receive(&e, 200, 32, 32);
+	got = rx_burst_fn(&e.rxq, bufs, 300);
+	CHECK_EQ(got, 168);
+	while (got > 0)
+		check_mbuf(&e, bufs[168 - got--], frame_lens[e.seq_seen % RTE_DIM(frame_lens)]);
+	rte_pktmbuf_free_bulk(bufs, 168);
+	/* A burst of 0 is a no-op. */
+	CHECK_EQ(rx_burst_fn(&e.rxq, bufs, 0), 0);
+	env_free(&e);
+}
+
+static void
+test_wraparound(void)
+{
+	static const uint32_t pattern[] = { 1, 17, 64, 63, 65, 5, 128, 100, 33 };
+	unsigned int round;
+	struct rx_env e;
+
+	/*
+	 * The smallest ring: bursts wrap it many times over and batches
+	 * straddle its end.  At most 256 - 63 chunks are in the fill ring.
+	 */
+	env_init(&e, AF_XDP_RING_MIN, POOL_SIZE);
+	af_xdp_rxq_fill(&e.rxq);
+	for (round = 0; round < 300; round++) {
+		uint32_t n = pattern[round % RTE_DIM(pattern)];
+
+		receive(&e, n, 256, n);
+	}
+	CHECK_EQ(e.seq_seen, e.seq_sent);
+	CHECK((uint32_t)(e.rx.consumer - SIM_START_INDEX) > 100u, "u32 index wrap crossed");
+	env_free(&e);
+}
+
+static void
+test_empty_and_wakeup(void)
+{
+	struct rte_mbuf *bufs[64];
+	struct rx_env e;
+
+	env_init(&e, 256, POOL_SIZE);
+	af_xdp_rxq_fill(&e.rxq);
+	CHECK_EQ(rx_burst_fn(&e.rxq, bufs, 64), 0);
+	CHECK_EQ(e.rxq.stats.wakeups, 0);
+	/* The kernel asks for a kick: an empty poll makes one, never waits. */
+	e.fill.flags = XDP_RING_NEED_WAKEUP;
+	CHECK_EQ(rx_burst_fn(&e.rxq, bufs, 64), 0);
+	CHECK_EQ(e.rxq.stats.wakeups, 1);
+	CHECK_EQ(e.rxq.stats.packets, 0);
+	CHECK_EQ(e.rxq.stats.partial_batches, 0);
+	env_free(&e);
+}
+
+static void
+test_mbuf_exhaustion(void)
+{
+	struct rte_mbuf *held[256 + 64];
+	struct rte_mbuf *bufs[64];
+	struct rx_env e;
+	uint16_t got, n = 0;
+
+	/* 256 + 64 mbufs: the fill ring takes 256, one more batch is possible. */
+	env_init(&e, 256, 256 + 64);
+	CHECK_EQ(af_xdp_rxq_fill(&e.rxq), 256);
+	/* The application keeps everything it receives, until nothing comes. */
+	do {
+		sim_kernel_receive(&e.fill, &e.rx, e.layout.area, frame_lens, 1, 64, false,
+				   &e.seq_sent);
+		got = rx_burst_fn(&e.rxq, held + n, 64);
+		n += got;
+	} while (got != 0 && n < RTE_DIM(held));
+	CHECK_EQ(n, 256 + 64);
+	CHECK(e.rxq.stats.nombuf > 0, "nombuf not counted");
+	CHECK(e.rxq.fill_starved, "not starved");
+	/* The kernel has no chunk left: frames would be dropped there. */
+	CHECK_EQ(e.fill.producer, e.fill.consumer);
+	/* Once mbufs come back, an empty poll refills: no frame is needed to restart. */
+	rte_pktmbuf_free_bulk(held, n);
+	CHECK_EQ(rx_burst_fn(&e.rxq, bufs, 64), 0);
+	CHECK_EQ(fill_space(&e), 0);
+	CHECK(!e.rxq.fill_starved, "still starved");
+	env_free(&e);
+}
+
+int
+main(int argc __rte_unused, char **argv)
+{
+	if (sim_eal_init(argv[0]) < 0) {
+		fprintf(stderr, "EAL init failed\n");
+		return 1;
+	}
+	static const struct {
+		const char *name;
+		eth_rx_burst_t fn;
+	} impls[] = {
+		{ "scalar", af_xdp_rx_burst_scalar },
+#ifdef RTE_ARCH_X86
+		{ "sse", af_xdp_rx_burst_sse },
+#ifdef AF_XDP_HAVE_AVX2
+		{ "avx2", af_xdp_rx_burst_avx2 },
+#endif
+#endif
+	};
+	unsigned int i;
+
+	for (i = 0; i < RTE_DIM(impls); i++) {
+#ifdef AF_XDP_HAVE_AVX2
+		if (impls[i].fn == af_xdp_rx_burst_avx2 &&
+		    !rte_cpu_get_flag_enabled(RTE_CPUFLAG_AVX2)) {
+			printf("# %s: skipped, this CPU has no AVX2\n", impls[i].name);
+			continue;
+		}
+#endif
+		printf("# %s\n", impls[i].name);
+		rx_burst_fn = impls[i].fn;
+		RUN(test_initial_fill);
+		RUN(test_burst_sizes);
+		RUN(test_refill_counts);
+		RUN(test_burst_limits);
+		RUN(test_wraparound);
+		RUN(test_empty_and_wakeup);
+		RUN(test_mbuf_exhaustion);
+	}
+	rte_eal_cleanup();
+	return unit_summary();
+}
