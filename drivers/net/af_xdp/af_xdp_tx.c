@@ -109,6 +109,7 @@ tx_wakeup(struct af_xdp_tx_queue *txq)
 	unsigned int kicks = 1 + txq->tx.size / AF_XDP_COPY_MODE_TX_BUDGET;
 
 	do {
+		txq->stats.wakeups++;
 		if (sendto(txq->fd, NULL, 0, MSG_DONTWAIT, NULL, 0) < 0) {
 			/*
 			 * EAGAIN/EBUSY: the completion ring is full or the
@@ -120,7 +121,6 @@ tx_wakeup(struct af_xdp_tx_queue *txq)
 			if (af_xdp_txq_drain(txq) == 0)
 				break;
 		}
-		txq->stats.wakeups++;
 	} while (xsk_ring_needs_wakeup(&txq->tx) &&
 		 xsk_ring_pending(&txq->tx) != 0 && --kicks != 0);
 }
