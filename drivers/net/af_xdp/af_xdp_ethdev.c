@@ -568,6 +568,23 @@ af_xdp_dev_stop(struct rte_eth_dev *dev)
 	return 0;
 }
 
+/*
+ * Applications switch promiscuous and all-multicast on as a matter of course
+ * (testpmd does); the interface gets back the state it had before us.
+ */
+static void
+restore_iface_flags(struct af_xdp_port *port)
+{
+	const unsigned int ours = IFF_PROMISC | IFF_ALLMULTI;
+	unsigned int now = 0;
+
+	if (af_xdp_iface_flags(port->args.iface, &now) != 0 ||
+	    (now & ours) == (port->iface_flags & ours))
+		return;
+	af_xdp_iface_change_flags(port->args.iface, port->iface_flags & ours,
+				  ~port->iface_flags & ours);
+}
+
 static int
 af_xdp_dev_close(struct rte_eth_dev *dev)
 {
@@ -581,6 +598,7 @@ af_xdp_dev_close(struct rte_eth_dev *dev)
 		af_xdp_rx_queue_release(dev, i);
 	for (i = 0; i < dev->data->nb_tx_queues; i++)
 		af_xdp_tx_queue_release(dev, i);
+	restore_iface_flags(port);
 	AF_XDP_PORT_LOG(INFO, port, "closed; %s is back to the kernel", port->args.iface);
 	af_xdp_mp_uninit_primary();
 	return 0;
@@ -696,7 +714,9 @@ check_interface(const char *name, struct af_xdp_port *port)
 		return -EINVAL;
 	}
 	port->max_queues = RTE_MAX(max, configured);
-	ret = af_xdp_iface_mac(args->iface, &port->mac);
+	ret = af_xdp_iface_flags(args->iface, &port->iface_flags);
+	if (ret == 0)
+		ret = af_xdp_iface_mac(args->iface, &port->mac);
 	if (ret != 0) {
 		AF_XDP_LOG(ERR, "%s: cannot read the MAC address of %s: %s", name, args->iface,
 			   strerror(-ret));
