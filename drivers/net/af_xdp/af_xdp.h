@@ -183,6 +183,7 @@ struct af_xdp_kernel_stats {
 };
 
 struct af_xdp_prog_attachment;
+struct af_xdp_lsc;
 
 /* Per-port private data, in shared memory so secondaries read the counters. */
 struct af_xdp_port {
@@ -203,6 +204,7 @@ struct af_xdp_port {
 	unsigned int nb_socks;
 	struct af_xdp_prog_attachment *prog;
 	int xskmap_fd;			/* -1 when none */
+	struct af_xdp_lsc *lsc;		/* link change events, while started */
 };
 
 /* af_xdp_umem.c */
@@ -259,6 +261,13 @@ int af_xdp_prog_add_socket(struct af_xdp_port *port, uint32_t netdev_queue, int 
 void af_xdp_prog_remove_socket(struct af_xdp_port *port, uint32_t netdev_queue);
 bool af_xdp_prog_is_last_user(const struct af_xdp_port *port);
 bool af_xdp_prog_is_ours(const struct af_xdp_port *port);
+
+/* af_xdp_lsc.c */
+int af_xdp_lsc_start(struct rte_eth_dev *dev);
+void af_xdp_lsc_stop(struct rte_eth_dev *dev);
+
+/* af_xdp_ethdev.c */
+int af_xdp_link_update(struct rte_eth_dev *dev, int wait_to_complete);
 
 /* af_xdp_cni.c */
 int af_xdp_cni_get_xskmap(const struct af_xdp_port *port);

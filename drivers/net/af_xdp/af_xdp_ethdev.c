@@ -145,7 +145,8 @@ af_xdp_dev_info(struct rte_eth_dev *dev, struct rte_eth_dev_info *info)
 	return 0;
 }
 
-static int
+/* Returns 0 when the link status changed, -1 otherwise (rte_eth_linkstatus_set). */
+int
 af_xdp_link_update(struct rte_eth_dev *dev, int wait_to_complete __rte_unused)
 {
 	struct af_xdp_port *port = port_of(dev);
@@ -551,6 +552,7 @@ af_xdp_dev_start(struct rte_eth_dev *dev)
 	port->started = true;
 	set_queue_states(dev, RTE_ETH_QUEUE_STATE_STARTED);
 	af_xdp_link_update(dev, 0);
+	af_xdp_lsc_start(dev);	/* without events, the link is still read on demand */
 	return 0;
 }
 
@@ -561,6 +563,7 @@ af_xdp_dev_stop(struct rte_eth_dev *dev)
 
 	if (!port->started)
 		return 0;
+	af_xdp_lsc_stop(dev);
 	port->started = false;
 	teardown_sockets(dev, unplug(port));
 	set_queue_states(dev, RTE_ETH_QUEUE_STATE_STOPPED);
@@ -766,7 +769,7 @@ af_xdp_probe(struct rte_vdev_device *vdev)
 	}
 	*dev->data->mac_addrs = port->mac;
 	dev->data->dev_link = (struct rte_eth_link) { .link_status = RTE_ETH_LINK_DOWN };
-	dev->data->dev_flags |= RTE_ETH_DEV_AUTOFILL_QUEUE_XSTATS;
+	dev->data->dev_flags |= RTE_ETH_DEV_AUTOFILL_QUEUE_XSTATS | RTE_ETH_DEV_INTR_LSC;
 	dev->dev_ops = &af_xdp_ops;
 	dev->rx_pkt_burst = af_xdp_rx_burst_scalar;
 	dev->tx_pkt_burst = af_xdp_tx_burst;
