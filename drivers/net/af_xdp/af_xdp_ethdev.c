@@ -462,7 +462,8 @@ unplug_sockets(struct af_xdp_port *port)
 static bool
 unplug(struct af_xdp_port *port)
 {
-	bool quiet = af_xdp_prog_is_ours(port) && af_xdp_prog_is_last_user(port);
+	bool quiet = port->prog == NULL ||
+		     (af_xdp_prog_is_ours(port) && af_xdp_prog_is_last_user(port));
 
 	unplug_sockets(port);
 	af_xdp_prog_detach(port);
@@ -530,6 +531,24 @@ set_queue_states(struct rte_eth_dev *dev, uint8_t state)
 		dev->data->tx_queue_state[i] = state;
 }
 
+/*
+ * The kernel drops frames longer than a chunk holds (counted in
+ * rx_q<n>_dropped): say so at start if the interface's MTU lets them in.
+ */
+static void
+check_frame_fits(struct rte_eth_dev *dev)
+{
+	struct af_xdp_port *port = port_of(dev);
+	uint32_t max_frame = max_rx_frame(dev);
+	unsigned int mtu;
+
+	if (af_xdp_iface_mtu(port->args.iface, &mtu) == 0 &&
+	    mtu + RTE_ETHER_HDR_LEN > max_frame)
+		AF_XDP_PORT_LOG(WARNING, port,
+				"%s has MTU %u, but frames longer than %u bytes do not fit the Rx mbufs and will be dropped by the kernel (rx_q<n>_dropped): lower the MTU to %u or give the Rx queues mbufs with a larger data room",
+				port->args.iface, mtu, max_frame, max_frame - RTE_ETHER_HDR_LEN);
+}
+
 static int
 af_xdp_dev_start(struct rte_eth_dev *dev)
 {
@@ -537,6 +556,7 @@ af_xdp_dev_start(struct rte_eth_dev *dev)
 	const char *rx_impl;
 	int ret;
 
+	check_frame_fits(dev);
 	ret = create_sockets(dev);
 	if (ret == 0)
 		ret = af_xdp_prog_attach(port);
