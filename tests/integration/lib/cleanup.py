@@ -1,0 +1,95 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""One stack of undo actions for everything a test creates.
+
+Each resource pushes its undo action when created and pops (runs) it when
+released in order; whatever is still on the stack runs, last first, when the
+test ends, at interpreter exit, or on SIGTERM/SIGINT/SIGHUP (a signal raises
+Interrupted in the main thread so that `with` blocks unwind; further signals
+are ignored while the stack runs)."""
+
+import atexit
+import signal
+import traceback
+
+from . import env
+
+
+class Interrupted(BaseException):
+    def __init__(self, signum):
+        super().__init__("interrupted by signal %d (%s)" % (signum, signal.Signals(signum).name))
+        self.signum = signum
+
+
+_stack = []
+_installed = False
+_errors = []
+HANDLED_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+
+
+class Handle:
+    def __init__(self, desc, fn):
+        self.desc, self.fn, self.done = desc, fn, False
+
+
+def push(desc, fn):
+    h = Handle(desc, fn)
+    _stack.append(h)
+    return h
+
+
+def release(h):
+    """Run one undo action now (once), and take it off the stack."""
+    if h.done:
+        return
+    h.done = True
+    try:
+        _stack.remove(h)
+    except ValueError:
+        pass
+    _run_one(h)
+
+
+def _run_one(h):
+    try:
+        h.fn()
+    except BaseException as e:      # an undo action must never stop the others
+        msg = "cleanup of %s failed: %s" % (h.desc, e)
+        env.log(msg)
+        env.log(traceback.format_exc())
+        _errors.append(msg)
+
+
+def run_all():
+    _ignore_signals()
+    while _stack:
+        h = _stack.pop()
+        if not h.done:
+            h.done = True
+            _run_one(h)
+
+
+def errors():
+    return list(_errors)
+
+
+def _on_signal(signum, frame):
+    _ignore_signals()
+    raise Interrupted(signum)
+
+
+def _ignore_signals():
+    for s in HANDLED_SIGNALS:
+        try:
+            signal.signal(s, signal.SIG_IGN)
+        except (ValueError, OSError):
+            pass
+
+
+def install():
+    global _installed
+    if _installed:
+        return
+    _installed = True
+    atexit.register(run_all)
+    for s in HANDLED_SIGNALS:
+        signal.signal(s, _on_signal)
