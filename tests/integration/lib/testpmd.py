@@ -316,6 +316,19 @@ class TestPmd:
         return self.port_stats(port)
 
 
+_NOISE = re.compile(r"^(EAL: (Detected|Multi-process socket|Selected IOVA|Physical addresses)|"
+                    r"testpmd: (create a new mbuf pool|preferred mempool ops)|libbpf: elf: skipping)")
+
+
+def problem_lines(text, limit=12):
+    """The lines of testpmd's output that say what went wrong (errors of the
+    driver, the vdev bus, EAL and testpmd), for failure messages."""
+    keys = ("af_xdp", "AF_XDP", "xdp", "vdev", "rror", "ail", "nvalid", "Cause", "No probed")
+    out = [ln.strip() for ln in text.splitlines()
+           if ln.strip() and not _NOISE.match(ln.strip()) and any(k in ln for k in keys)]
+    return out[:limit]
+
+
 def parse_port_stats(out):
     stats = {}
     for line in out.splitlines():
