@@ -76,6 +76,16 @@ def eal_args(ns, vdevs, *, file_prefix, huge_dir=None, mem_mb=None, lcores="0,1"
     return args + list(extra)
 
 
+def secondary_eal_args(file_prefix):
+    """EAL arguments for a secondary process attaching to the primary of
+    `file_prefix`: same plugin; memory and devices come from the primary."""
+    args = ["--no-pci", "--file-prefix", file_prefix]
+    p = env.plugin()
+    if p:
+        args += ["-d", p]
+    return args
+
+
 class TestPmd:
     def __init__(self, ns, vdevs, *, fwd="rxonly", queues=1, huge_dir=None, mem_mb=None,
                  total_mbufs=16384, eal_extra=(), app_extra=(), label=None):
