@@ -118,7 +118,9 @@ class TestPmd:
         return "ip netns exec %s %s" % (self.ns.name, " ".join(self.argv))
 
     def __enter__(self):
-        return self.start()
+        if self.proc is None:
+            self.start()
+        return self
 
     def __exit__(self, *exc):
         self.close()
