@@ -49,9 +49,12 @@ _t0 = time.monotonic()
 
 
 def log(msg=""):
-    for line in str(msg).splitlines() or [""]:
-        sys.stdout.write("[%7.2f] %s\n" % (time.monotonic() - _t0, line))
-    sys.stdout.flush()
+    try:
+        for line in str(msg).splitlines() or [""]:
+            sys.stdout.write("[%7.2f] %s\n" % (time.monotonic() - _t0, line))
+        sys.stdout.flush()
+    except OSError:
+        pass        # the reader is gone (a killed test runner): carry on cleaning up
 
 
 _rid = None
@@ -88,13 +91,13 @@ def keep():
 
 # --- processes -------------------------------------------------------------
 
-_libc = ctypes.CDLL(None, use_errno=True)
+libc = ctypes.CDLL(None, use_errno=True)
 PR_SET_PDEATHSIG = 1
 
 
 def _die_with_parent():
     # A child outliving a SIGKILLed harness would keep its namespace alive.
-    _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
 
 
 def popen(args, ns=None, **kw):

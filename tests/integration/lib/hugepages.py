@@ -18,7 +18,6 @@ from . import cleanup, env
 PAGE_KB = 2048
 NR_PATH = "/sys/kernel/mm/hugepages/hugepages-%dkB/nr_hugepages" % PAGE_KB
 FREE_PATH = "/sys/kernel/mm/hugepages/hugepages-%dkB/free_hugepages" % PAGE_KB
-LOCK_PATH = os.path.join(env.RUN_ROOT, "hugepages.lock")
 RECORD = "hugepages-added"      # in the run directory: pages to give back
 
 
@@ -33,15 +32,18 @@ def _write(path, value):
 
 
 class _Lock:
+    """Serialises changes to the pool between runs: a lock on the directory
+    that holds the runs (no lock file to leave behind)."""
+
     def __enter__(self):
         os.makedirs(env.RUN_ROOT, mode=0o755, exist_ok=True)
-        self.f = open(LOCK_PATH, "a")
-        fcntl.flock(self.f, fcntl.LOCK_EX)
+        self.fd = os.open(env.RUN_ROOT, os.O_RDONLY | os.O_DIRECTORY)
+        fcntl.flock(self.fd, fcntl.LOCK_EX)
         return self
 
     def __exit__(self, *exc):
-        fcntl.flock(self.f, fcntl.LOCK_UN)
-        self.f.close()
+        fcntl.flock(self.fd, fcntl.LOCK_UN)
+        os.close(self.fd)
         return False
 
 

@@ -16,6 +16,7 @@ fails the test.
 
 import os
 import shutil
+import signal
 import sys
 import time
 import traceback
@@ -75,7 +76,37 @@ def preflight():
     env.testpmd_path()
 
 
+def _detach():
+    """Run the test in a child process in its own session; this process only
+    relays signals and the exit code.
+
+    meson kills a test's process group with SIGTERM and, 0.5 s later,
+    SIGKILL: too soon to end testpmd and remove namespaces. The child is out
+    of that group, receives the SIGTERM from here, and also when this process
+    dies (PR_SET_PDEATHSIG), so it always gets to clean up."""
+    parent = os.getpid()
+    sys.stdout.flush()
+    pid = os.fork()
+    if pid == 0:
+        os.setsid()
+        env.libc.prctl(env.PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+        if os.getppid() != parent:          # the parent died before prctl
+            os.kill(os.getpid(), signal.SIGTERM)
+        return
+    for s in cleanup.HANDLED_SIGNALS:
+        signal.signal(s, lambda signum, frame: os.kill(pid, signum))
+    while True:
+        try:
+            _, status = os.waitpid(pid, 0)
+            break
+        except InterruptedError:
+            continue
+    code = os.waitstatus_to_exitcode(status)
+    os._exit(code if code >= 0 else 128 - code)
+
+
 def run(fn, name, description):
+    _detach()
     cleanup.install()
     rid = env.run_id()
     t = Test(name)
