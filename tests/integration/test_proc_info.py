@@ -66,6 +66,7 @@ def check_secondary(t, ns, tp, frames, round_):
 
 
 def main(t):
+    env.proc_info_path()        # SKIP at once if it is missing
     with topo.Topology() as net, hugepages.HugePages(HUGEPAGES) as hp:
         dut, gen = net.netns("dut"), net.netns("gen")
         port, peer = net.veth(dut, "d0", gen, "g0")

@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """One stack of undo actions for everything a test creates.
 
-Each resource pushes its undo action when created and pops (runs) it when
-released in order; whatever is still on the stack runs, last first, when the
+Each resource pushes its undo action when created and runs it when released
+(after whatever was pushed later); whatever is still on the stack runs, last
+first, when the
 test ends, at interpreter exit, or on SIGTERM/SIGINT/SIGHUP (a signal raises
 Interrupted in the main thread so that `with` blocks unwind; further signals
 are ignored while the stack runs)."""
@@ -23,7 +24,7 @@ class Interrupted(BaseException):
 _stack = []
 _installed = False
 _errors = []
-HANDLED_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+HANDLED_SIGNALS = env.HANDLED_SIGNALS
 
 
 class Handle:
@@ -38,15 +39,21 @@ def push(desc, fn):
 
 
 def release(h):
-    """Run one undo action now (once), and take it off the stack."""
+    """Run an undo action now, once. Everything pushed after it runs first,
+    last first: what was created later may depend on it (a process inside a
+    namespace), even when an interrupt skipped its owner's own release."""
     if h.done:
         return
-    h.done = True
-    try:
-        _stack.remove(h)
-    except ValueError:
-        pass
-    _run_one(h)
+    if h in _stack:
+        i = _stack.index(h)
+        while len(_stack) > i:
+            top = _stack.pop()
+            if not top.done:
+                top.done = True
+                _run_one(top)
+    else:
+        h.done = True
+        _run_one(h)
 
 
 def _run_one(h):

@@ -11,6 +11,7 @@ Environment variables:
                    of the run in place for debugging, and print how to remove them
 """
 
+import contextlib
 import ctypes
 import os
 import secrets
@@ -93,40 +94,80 @@ def keep():
 
 libc = ctypes.CDLL(None, use_errno=True)
 PR_SET_PDEATHSIG = 1
+HANDLED_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+END_GRACE = 5            # seconds between SIGTERM and SIGKILL
 
 
-def _die_with_parent():
+@contextlib.contextmanager
+def signals_deferred():
+    """Hold SIGTERM/SIGINT/SIGHUP until the block ends, so that a process
+    started inside it is recorded before an interrupt can unwind the test."""
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, HANDLED_SIGNALS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+def _child_setup():
+    # The child inherits the blocked mask of signals_deferred(): undo it.
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, HANDLED_SIGNALS)
     # A child outliving a SIGKILLed harness would keep its namespace alive.
     libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
 
 
-def popen(args, ns=None, **kw):
-    """Start a long-running process (in namespace `ns`), killed if we die."""
+def end_process(p, grace=END_GRACE):
+    """SIGTERM, then SIGKILL if it has not exited within `grace` seconds."""
+    if p.poll() is not None:
+        return
+    p.terminate()
+    try:
+        p.wait(grace)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.wait()
+
+
+def popen(args, ns=None, register=True, **kw):
+    """Start a long-running process (in namespace `ns`), killed if we die.
+    With `register`, ending it is put on the clean-up stack before any
+    interrupt can intervene; without, the caller must record it inside its own
+    signals_deferred() block."""
+    from . import cleanup
     if ns:
         args = ["ip", "netns", "exec", ns] + list(args)
-    return subprocess.Popen(args, preexec_fn=_die_with_parent, **kw)
+    with signals_deferred():
+        p = subprocess.Popen(args, preexec_fn=_child_setup, **kw)
+        if register:
+            cleanup.push("process %d (%s)" % (p.pid, " ".join(args[:6])),
+                         lambda: end_process(p))
+    return p
 
 
 def run(args, ns=None, check=True, timeout=60, input=None):
     """Run a command to completion (in namespace `ns`); output captured as text."""
     if ns:
         args = ["ip", "netns", "exec", ns] + list(args)
+    with signals_deferred():
+        p = subprocess.Popen(args, stdin=subprocess.PIPE if input is not None else None,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             preexec_fn=_child_setup)
     try:
-        cp = subprocess.run(args, capture_output=True, text=True, timeout=timeout,
-                            input=input, preexec_fn=_die_with_parent)
-    except subprocess.TimeoutExpired as e:
+        out, err = p.communicate(input, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        out, err = p.communicate()
         raise HarnessError("timed out after %ss: %s\n%s%s" % (
-            timeout, " ".join(args), _text(e.stdout), _text(e.stderr))) from None
+            timeout, " ".join(args), out, err)) from None
+    except BaseException:
+        p.kill()
+        p.wait()
+        raise
+    cp = subprocess.CompletedProcess(args, p.returncode, out, err)
     if check and cp.returncode != 0:
         raise HarnessError("failed (exit %d): %s\n%s%s" % (
             cp.returncode, " ".join(args), cp.stdout, cp.stderr))
     return cp
-
-
-def _text(b):
-    if b is None:
-        return ""
-    return b.decode(errors="replace") if isinstance(b, bytes) else b
 
 
 def pids_matching(token):

@@ -111,12 +111,14 @@ def run(fn, name, description):
     rid = env.run_id()
     t = Test(name)
     rc, reason = EXIT_ERROR, "?"
+    started = False         # past the preconditions: things may have been created
     start = time.monotonic()
     env.log("test %s: %s" % (name, description))
     env.log("driver under test: %s" % env.driver_description())
     env.log("run id %s (names afxt-%s-*, ax%s*)" % (rid, rid, rid))
     try:
         preflight()
+        started = True
         env.run_dir()           # marks the run as live, for cleanup.py --stale
         fn(t)
         if t.failures:
@@ -145,7 +147,9 @@ def run(fn, name, description):
                     env.log(tp.tail())
         cleanup.run_all()
 
-    if env.keep():
+    if not started:
+        pass
+    elif env.keep():
         env.log("AFXDP_KEEP: everything of run %s left in place; remove it with:" % rid)
         env.log("  python3 %s %s" % (os.path.join(os.path.dirname(os.path.dirname(
             os.path.abspath(__file__))), "cleanup.py"), rid))

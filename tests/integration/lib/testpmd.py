@@ -27,7 +27,8 @@ PROMPT = "testpmd> "
 STARTUP_TIMEOUT = 60     # EAL init + port start; generous: the machine is shared
 COMMAND_TIMEOUT = 30
 QUIT_TIMEOUT = 30
-KILL_GRACE = 5           # SIGTERM (testpmd closes its ports), then SIGKILL
+QUIT_GRACE = 10          # ending testpmd: `quit`, then SIGTERM, then SIGKILL
+KILL_GRACE = 5
 TRANSCRIPT_TAIL = 6000   # characters shown on failure
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b[78=>]")
@@ -134,11 +135,12 @@ class TestPmd:
         tty.setraw(slave)
         self._undo = cleanup.push(self.label, self._close)
         try:
-            self.proc = env.popen(self.argv, ns=self.ns.name, stdin=slave, stdout=slave,
-                                  stderr=slave, start_new_session=True)
+            with env.signals_deferred():
+                self.proc = env.popen(self.argv, ns=self.ns.name, register=False, stdin=slave,
+                                      stdout=slave, stderr=slave, start_new_session=True)
+                self.master = master
         finally:
             os.close(slave)
-        self.master = master
         os.set_blocking(master, False)
         got = self._read_until_prompt(timeout, what="first prompt")
         self.startup_output = clean(self.transcript)
@@ -244,21 +246,33 @@ class TestPmd:
         return rx.findall(self.transcript, self._pos)
 
     def kill(self):
+        """End testpmd: `quit` first (testpmd closes its ports, so the driver
+        detaches its XDP program; typed ahead, it also works while testpmd is
+        still starting, when it ignores SIGTERM), then SIGTERM, then SIGKILL."""
         if self.proc is None or self.proc.poll() is not None:
             self._reap(1)
             return
-        for sig, grace in ((signal.SIGTERM, KILL_GRACE), (signal.SIGKILL, KILL_GRACE)):
+        steps = [(None, QUIT_GRACE), (signal.SIGTERM, KILL_GRACE), (signal.SIGKILL, KILL_GRACE)]
+        for sig, grace in steps:
             try:
-                os.killpg(self.proc.pid, sig)
-            except ProcessLookupError:
-                break
+                if sig is None:
+                    if self.master is None:
+                        continue
+                    os.write(self.master, b"\nquit\n")
+                else:
+                    os.killpg(self.proc.pid, sig)
+            except (ProcessLookupError, OSError):
+                pass
             deadline = time.monotonic() + grace
             while time.monotonic() < deadline and self.proc.poll() is None:
-                self._read_some(0.1)
+                if not self._read_some(0.1):
+                    time.sleep(0.05)
             if self.proc.poll() is not None:
                 break
         self.returncode = self.proc.poll()
-        env.log("%s: killed (exit %s)" % (self.label, self.returncode))
+        env.log("%s: ended by %s (exit %s)" % (
+            self.label, {None: "quit", signal.SIGTERM: "SIGTERM", signal.SIGKILL: "SIGKILL"}[sig],
+            self.returncode))
 
     def _close_pty(self):
         if self.master is not None:
