@@ -53,11 +53,11 @@ def baseline(t, net, dut, port):
     vdev = "net_af_xdp0,iface=%s" % port.name
     env.log("--- baseline: %s must probe" % vdev)
     tp = testpmd.TestPmd(dut, [vdev], fwd="rxonly", label="testpmd[baseline]")
-    tp.report = False
     with tp:
         t.require(tp.port_count() == 1, "valid devargs %s probe one port" % vdev)
         lines = set(lines_of(tp, vdev))
         rc, _ = tp.quit()
+        tp.report = False    # its output matters only if it failed
     t.require(rc == 0 and not net.check_no_xdp(), "baseline testpmd quits cleanly, no XDP left")
     return lines
 

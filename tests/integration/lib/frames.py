@@ -157,7 +157,11 @@ class Verifier:
     def add(self, frame):
         hdr = test_header(self.kind, frame)
         if hdr is None or hdr[0] != self.tag:
-            self.foreign += 1
+            if self.kind == "raw" and frame[12:14] == struct.pack("!H", ETH_P_TEST):
+                # Only this stream uses the ethertype in this namespace.
+                self._bad(-1, "ethertype 0x%04x but no valid header for this stream" % ETH_P_TEST)
+            else:
+                self.foreign += 1
             return
         _, seq, size, flow = hdr
         if seq >= self.expect:
