@@ -67,7 +67,7 @@ def _run_one(h):
 
 
 def run_all():
-    _ignore_signals()
+    ignore_signals()
     while _stack:
         h = _stack.pop()
         if not h.done:
@@ -80,11 +80,11 @@ def errors():
 
 
 def _on_signal(signum, frame):
-    _ignore_signals()
+    ignore_signals()
     raise Interrupted(signum)
 
 
-def _ignore_signals():
+def ignore_signals():
     for s in HANDLED_SIGNALS:
         try:
             signal.signal(s, signal.SIG_IGN)

@@ -141,6 +141,7 @@ def run(fn, name, description):
         rc, reason = EXIT_ERROR, "harness error (exception)"
         env.log(traceback.format_exc())
     finally:
+        cleanup.ignore_signals()    # from here on, nothing may cut the clean-up short
         if rc in (EXIT_FAIL, EXIT_ERROR):
             for tp in testpmd.INSTANCES:
                 if tp.report and tp.transcript:

@@ -11,6 +11,7 @@ byte it writes is kept (`transcript`) and shown when a test fails.
         tp.quit()
 """
 
+import codecs
 import errno
 import os
 import pty
@@ -32,6 +33,7 @@ KILL_GRACE = 5
 TRANSCRIPT_TAIL = 6000   # characters shown on failure
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b[78=>]")
+_ANSI_PARTIAL = re.compile(r"\x1b(\[[0-9;?]*)?$")
 
 # Every testpmd of the run, for the failure report.
 INSTANCES = []
@@ -107,6 +109,8 @@ class TestPmd:
         self.master = None
         self.transcript = ""
         self._pos = 0          # start of the part not yet consumed by a command
+        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        self._carry = ""       # an escape sequence cut by a read
         self.startup_output = ""
         self.returncode = None
         self._undo = None
@@ -142,10 +146,10 @@ class TestPmd:
         finally:
             os.close(slave)
         os.set_blocking(master, False)
-        got = self._read_until_prompt(timeout, what="first prompt")
-        self.startup_output = clean(self.transcript)
-        if got:
-            self._pos = len(self.transcript)
+        at = self._read_until_prompt(timeout, what="first prompt")
+        self.startup_output = self.transcript[:at] if at >= 0 else self.transcript
+        if at >= 0:
+            self._pos = at + len(PROMPT)
         elif expect_prompt:
             raise TestPmdError("%s exited (code %s) before its first prompt"
                                % (self.label, self.returncode))
@@ -169,14 +173,21 @@ class TestPmd:
             raise
         if not data:
             return False
-        self.transcript += clean(data.decode(errors="replace"))
+        text = self._carry + self._decoder.decode(data)
+        m = _ANSI_PARTIAL.search(text)
+        self._carry = text[m.start():] if m else ""
+        self.transcript += clean(text[:m.start()] if m else text)
         return True
 
-    def _read_until_prompt(self, timeout, what):
+    def _read_until_prompt(self, timeout, what, since=0):
+        """Read until a prompt appears at or after `since`; its index, or -1
+        if testpmd exited first. The forwarding lcores may print after the
+        prompt (`set verbose`), so the prompt need not end the output."""
         deadline = time.monotonic() + timeout
         while True:
-            if self.transcript.endswith(PROMPT) and len(self.transcript) > self._pos:
-                return True
+            at = self.transcript.find(PROMPT, since)
+            if at >= 0:
+                return at
             left = deadline - time.monotonic()
             if left <= 0:
                 self.kill()
@@ -184,7 +195,7 @@ class TestPmd:
                                    % (self.label, what, timeout))
             if not self._read_some(min(left, 0.5)):
                 self._reap()
-                return False
+                return -1
 
     def _reap(self, timeout=10):
         if self.proc is None:
@@ -202,15 +213,20 @@ class TestPmd:
         start = len(self.transcript)
         self._pos = start
         os.write(self.master, (text + "\n").encode())
-        if not self._read_until_prompt(timeout, what="prompt after %r" % text):
+        # The line editor echoes what we typed: the output starts after that line.
+        deadline = time.monotonic() + timeout
+        while self.transcript.find("\n", start) < 0:
+            if time.monotonic() > deadline or not self._read_some(0.2):
+                break
+        nl = self.transcript.find("\n", start)
+        echo_end = nl + 1 if nl >= 0 and text.strip() in self.transcript[start:nl] else start
+        at = self._read_until_prompt(max(deadline - time.monotonic(), 1),
+                                     what="prompt after %r" % text, since=echo_end)
+        if at < 0:
             raise TestPmdError("%s exited (code %s) during %r"
                                % (self.label, self.returncode, text))
-        out = self.transcript[start:-len(PROMPT)]
-        # The line editor echoes what we typed.
-        first, _, rest = out.partition("\n")
-        if first.strip() == text.strip():
-            out = rest
-        self._pos = len(self.transcript)
+        out = self.transcript[echo_end:at]
+        self._pos = at + len(PROMPT)
         return out
 
     def quit(self, timeout=QUIT_TIMEOUT):
@@ -232,17 +248,26 @@ class TestPmd:
 
     def wait_output(self, pattern, count, timeout=20, settle=0.5):
         """Read (sending nothing) until `pattern` has matched `count` times in
-        the output since the last command, then `settle` seconds more; returns
-        all matches. Used for output that forwarding lcores print on their own
-        (`set verbose 1`). The deadline only guards against a hang."""
+        the output since the last command, then until testpmd has been quiet
+        for `settle` seconds; returns all matches. For output the forwarding
+        lcores print on their own (`set verbose 1`). The deadline only guards
+        against a hang.
+
+        Send no command while such output flows: the line editor writes its
+        prompt one character at a time and the lcores' lines land in the
+        middle of it, so the prompt may never be recognised. Waiting here for
+        the quiet period is what makes the next command safe."""
         rx = re.compile(pattern)
         deadline = time.monotonic() + timeout
         while len(rx.findall(self.transcript, self._pos)) < count:
             if time.monotonic() > deadline or not self._read_some(0.2):
                 break
-        end = time.monotonic() + settle
-        while time.monotonic() < end and self._read_some(0.1):
-            pass
+        quiet_since, size = time.monotonic(), len(self.transcript)
+        while time.monotonic() - quiet_since < settle and time.monotonic() < deadline + timeout:
+            if not self._read_some(0.1):
+                break
+            if len(self.transcript) != size:
+                quiet_since, size = time.monotonic(), len(self.transcript)
         return rx.findall(self.transcript, self._pos)
 
     def kill(self):
