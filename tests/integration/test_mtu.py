@@ -19,7 +19,9 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from lib import env, runner, testpmd, topo, traffic  # noqa: E402
 
-ACCEPTED = [1400, 2000, 1500]
+# Below any driver's maximum with testpmd's default 2176-byte mbufs; values
+# above 1500 are covered by the advertised maximum, learnt below.
+ACCEPTED = [1400, 1280, 1500]
 # Below ethdev's minimum (68, RTE_ETHER_MIN_MTU) and far above any AF_XDP
 # frame (4 KiB UMEM frames).
 REFUSED = [67, 60000]

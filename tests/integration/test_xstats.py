@@ -5,7 +5,7 @@
 Checks, after N frames: the generic counters (rx_good_packets/bytes) equal what
 was sent; every name of EXPECTED_PER_QUEUE (the kernel's AF_XDP counters,
 XDP_STATISTICS) appears in at least QUEUES xstat names, one per queue; each
-of EXPECTED_DRIVER appears; after a burst with nobody polling, one of the
+of EXPECTED_DRIVER (the driver's own: batches, wakeups) appears; after a burst with nobody polling, one of the
 OVERFLOW_COUNTERS is non-zero (the counters are live); after
 `clear port xstats 0` every value reads 0.
 
@@ -14,14 +14,16 @@ counters: it fails the name checks, for that reason.
 """
 
 import os
+import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from lib import env, runner, testpmd, topo, traffic  # noqa: E402
 
 # --- what the driver must list: adjust to the driver's names ------------------
-# The kernel's per-socket counters (struct xdp_statistics), each expected in
-# the name of at least one xstat per queue (e.g. rx_q0_rx_ring_full).
+# The kernel's per-socket counters (struct xdp_statistics), each expected once
+# per queue: a name containing the counter (e.g. q0_rx_ring_full), or ethdev's
+# per-queue form, the queue after the direction (rx_q0_ring_full).
 EXPECTED_PER_QUEUE = [
     "rx_dropped",
     "rx_invalid_descs",
@@ -30,11 +32,15 @@ EXPECTED_PER_QUEUE = [
     "rx_fill_ring_empty_descs",
     "tx_ring_empty_descs",
 ]
-# The driver's own counters (batches received full/partial, wakeups...): each
-# expected in at least one name. Fill in when the names are settled.
-EXPECTED_DRIVER = []
-# At least one xstat whose name contains one of these is non-zero after frames
-# were sent with nobody polling (the socket's rings overflow).
+# The driver's own counters (batches received full/partial, wakeups), matched
+# the same way; each expected in at least one name.
+EXPECTED_DRIVER = [
+    "rx_full_batches",
+    "rx_partial_batches",
+    "rx_wakeups",
+]
+# At least one of these is non-zero after frames were sent with nobody
+# polling (the socket's rings overflow).
 OVERFLOW_COUNTERS = ["rx_dropped", "rx_ring_full"]
 # Queues of the port under test (with 2, the veth gets 2 queues and the vdev
 # queue_count=2).
@@ -46,8 +52,12 @@ FRAMES = 300
 OVERFLOW = 12000
 
 
-def names_with(xs, fragment):
-    return [n for n in xs if fragment in n]
+def names_with(xs, counter):
+    """xstat names for `counter` ("rx_dropped"): containing it, or in the
+    per-queue form rx_q<N>_dropped."""
+    direction, _, rest = counter.partition("_")
+    per_queue = re.compile(r"(^|_)%s_q\d+_%s$" % (re.escape(direction), re.escape(rest)))
+    return [n for n in xs if counter in n or per_queue.search(n)]
 
 
 def main(t):
@@ -79,8 +89,9 @@ def main(t):
                         + t.stock_note("it lists only ethdev's generic counters")))
             absent = [frag for frag in EXPECTED_DRIVER if not names_with(xs, frag)]
             t.check(not absent, "the driver's own counters listed: %s" % (
-                ", ".join(EXPECTED_DRIVER) or "(none expected yet)")
-                + ("; missing: %s" % ", ".join(absent) if absent else ""))
+                ", ".join(EXPECTED_DRIVER) or "(none expected)") + (
+                    "; missing: %s" % ", ".join(absent) + t.stock_note("it has none")
+                    if absent else ""))
 
             tp.cmd("stop")
             traffic.send(peer, port.mac, OVERFLOW, [60], stream="overflow")
