@@ -19,7 +19,6 @@ import time
 
 from . import cleanup, env
 
-NETNS_RUN_DIR = "/var/run/netns"
 
 # What teardown found left behind by the system under test (the runner reports it).
 LEAKS = []

@@ -11,7 +11,6 @@ from . import cleanup, env, frames
 
 FRAMES_PY = os.path.join(os.path.dirname(os.path.abspath(__file__)), "frames.py")
 SEND_TIMEOUT = 120
-READY_TIMEOUT = 15
 
 # Sizes of whole frames (no FCS) for exact-count tests: minimum, common, MTU-sized.
 SIZES = [60, 64, 128, 512, 1000, 1500]
