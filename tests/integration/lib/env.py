@@ -1,0 +1,273 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The test run's environment: outcomes, the run id and its names, logging,
+commands, the tools under test and the plugin.
+
+Environment variables:
+  AFXDP_PLUGIN     the driver plugin to load with `-d`; unset: Debian's stock
+                   net_af_xdp, which EAL loads from its default plugin directory
+  AFXDP_TESTPMD    dpdk-testpmd to run (default: from PATH)
+  AFXDP_PROC_INFO  dpdk-proc-info to run (default: from PATH)
+  AFXDP_KEEP       if set (non-empty, not 0): leave namespaces, mounts and files
+                   of the run in place for debugging, and print how to remove them
+"""
+
+import contextlib
+import ctypes
+import os
+import secrets
+import shutil
+import signal
+import stat
+import subprocess
+import sys
+import time
+
+# Everything a run creates is named after its run id, so concurrent runs do
+# not collide and leftovers can be found (and reaped: see ../cleanup.py).
+RUN_ROOT = "/run/af-xdp-direct"
+NETNS_PREFIX = "afxt-"          # netns  afxt-<rid>-<role>
+IFACE_PREFIX = "ax"             # veth   ax<rid><role>  (<= 15 characters)
+DPDK_PREFIX = "afxt-"           # --file-prefix afxt-<rid>-<n>
+DPDK_RUNTIME = "/var/run/dpdk"
+RID_LEN = 6                     # hex digits
+
+STOCK_PMD_GLOB = "/usr/lib/*/dpdk/pmds-*/librte_net_af_xdp.so*"
+
+
+class Skip(Exception):
+    """The test cannot run here (exit 77)."""
+
+
+class Failure(Exception):
+    """The system under test misbehaved (exit 1)."""
+
+
+class HarnessError(Exception):
+    """The harness itself could not do its job (exit 99)."""
+
+
+_t0 = time.monotonic()
+
+
+def log(msg=""):
+    try:
+        for line in str(msg).splitlines() or [""]:
+            sys.stdout.write("[%7.2f] %s\n" % (time.monotonic() - _t0, line))
+        sys.stdout.flush()
+    except OSError:
+        pass        # the reader is gone (a killed test runner): carry on cleaning up
+
+
+_rid = None
+
+
+def run_id():
+    """A short random id for this run; kept free of collisions with live runs."""
+    global _rid
+    if _rid is None:
+        while True:
+            rid = secrets.token_hex(RID_LEN // 2)
+            if not os.path.exists(os.path.join(RUN_ROOT, rid)):
+                break
+        _rid = rid
+    return _rid
+
+
+def run_dir():
+    """/run/af-xdp-direct/<rid>: root-owned, 0755, removed at the end of the run.
+    Holds the owner's pid (for ../cleanup.py --stale), mounts and staged files."""
+    d = os.path.join(RUN_ROOT, run_id())
+    if not os.path.isdir(d):
+        os.makedirs(RUN_ROOT, mode=0o755, exist_ok=True)
+        os.chmod(RUN_ROOT, 0o755)
+        os.mkdir(d, 0o755)
+        with open(os.path.join(d, "owner"), "w") as f:
+            f.write("%d\n" % os.getpid())
+    return d
+
+
+def keep():
+    return os.environ.get("AFXDP_KEEP", "") not in ("", "0")
+
+
+# --- processes -------------------------------------------------------------
+
+libc = ctypes.CDLL(None, use_errno=True)
+PR_SET_PDEATHSIG = 1
+HANDLED_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+END_GRACE = 5            # seconds between SIGTERM and SIGKILL
+
+
+@contextlib.contextmanager
+def signals_deferred():
+    """Hold SIGTERM/SIGINT/SIGHUP until the block ends, so that a process
+    started inside it is recorded before an interrupt can unwind the test."""
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, HANDLED_SIGNALS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+def _child_setup():
+    # The child inherits the blocked mask of signals_deferred(): undo it.
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, HANDLED_SIGNALS)
+    # A child outliving a SIGKILLed harness would keep its namespace alive.
+    libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+
+
+def end_process(p, grace=END_GRACE):
+    """SIGTERM, then SIGKILL if it has not exited within `grace` seconds."""
+    if p.poll() is not None:
+        return
+    p.terminate()
+    try:
+        p.wait(grace)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.wait()
+
+
+def popen(args, ns=None, register=True, **kw):
+    """Start a long-running process (in namespace `ns`), killed if we die.
+    With `register`, ending it is put on the clean-up stack before any
+    interrupt can intervene; without, the caller must record it inside its own
+    signals_deferred() block."""
+    from . import cleanup
+    if ns:
+        args = ["ip", "netns", "exec", ns] + list(args)
+    with signals_deferred():
+        p = subprocess.Popen(args, preexec_fn=_child_setup, **kw)
+        if register:
+            cleanup.push("process %d (%s)" % (p.pid, " ".join(args[:6])),
+                         lambda: end_process(p))
+    return p
+
+
+def run(args, ns=None, check=True, timeout=60, input=None):
+    """Run a command to completion (in namespace `ns`); output captured as text."""
+    if ns:
+        args = ["ip", "netns", "exec", ns] + list(args)
+    with signals_deferred():
+        p = subprocess.Popen(args, stdin=subprocess.PIPE if input is not None else None,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             preexec_fn=_child_setup)
+    try:
+        out, err = p.communicate(input, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        out, err = p.communicate()
+        raise HarnessError("timed out after %ss: %s\n%s%s" % (
+            timeout, " ".join(args), out, err)) from None
+    except BaseException:
+        p.kill()
+        p.wait()
+        raise
+    cp = subprocess.CompletedProcess(args, p.returncode, out, err)
+    if check and cp.returncode != 0:
+        raise HarnessError("failed (exit %d): %s\n%s%s" % (
+            cp.returncode, " ".join(args), cp.stdout, cp.stderr))
+    return cp
+
+
+def pids_matching(token):
+    """Pids (not ours) whose command line contains `token`."""
+    found = []
+    me = os.getpid()
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == me:
+            continue
+        try:
+            with open("/proc/%s/cmdline" % entry, "rb") as f:
+                cmdline = f.read().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if token in cmdline:
+            found.append((int(entry), cmdline.strip()))
+    return found
+
+
+# --- the programs and the driver under test ----------------------------------
+
+def tool(env_var, name):
+    path = os.environ.get(env_var) or shutil.which(name)
+    if not path or not os.access(path, os.X_OK):
+        raise Skip("%s not found (install Debian's dpdk package or set %s)" % (name, env_var))
+    return path
+
+
+def testpmd_path():
+    return tool("AFXDP_TESTPMD", "dpdk-testpmd")
+
+
+def proc_info_path():
+    return tool("AFXDP_PROC_INFO", "dpdk-proc-info")
+
+
+def plugin_requested():
+    return os.environ.get("AFXDP_PLUGIN") or None
+
+
+def is_stock():
+    return plugin_requested() is None
+
+
+def driver_description():
+    p = plugin_requested()
+    if p:
+        return "plugin %s (AFXDP_PLUGIN)" % p
+    import glob
+    stock = sorted(glob.glob(STOCK_PMD_GLOB))
+    return "Debian's stock net_af_xdp (%s; AFXDP_PLUGIN unset)" % (stock[0] if stock else "not found")
+
+
+def check_driver_present():
+    p = plugin_requested()
+    if p:
+        if not os.path.isfile(p):
+            raise Skip("AFXDP_PLUGIN=%s: no such file (build the driver first)" % p)
+    else:
+        import glob
+        if not glob.glob(STOCK_PMD_GLOB):
+            raise Skip("AFXDP_PLUGIN unset and Debian's stock net_af_xdp is not installed "
+                       "(%s)" % STOCK_PMD_GLOB)
+
+
+def _world_writable_component(path):
+    d = os.path.dirname(os.path.realpath(path))
+    while True:
+        if os.stat(d).st_mode & stat.S_IWOTH:
+            return d
+        if d == "/":
+            return None
+        d = os.path.dirname(d)
+
+
+_staged = None
+
+
+def plugin():
+    """The path to give EAL's -d, or None for the stock driver.
+
+    EAL refuses to dlopen a plugin when any directory on its real path is
+    world-writable (e.g. /tmp); such a plugin is copied into this run's
+    root-owned 0755 directory, which is removed with the run."""
+    global _staged
+    p = plugin_requested()
+    if p is None:
+        return None
+    if _staged:
+        return _staged
+    bad = _world_writable_component(p)
+    if bad is None:
+        _staged = os.path.realpath(p)
+        return _staged
+    d = os.path.join(run_dir(), "plugins")
+    os.makedirs(d, mode=0o755, exist_ok=True)
+    dst = os.path.join(d, os.path.basename(p))
+    shutil.copy2(p, dst)
+    os.chmod(dst, 0o755)
+    log("plugin staged: %s -> %s (EAL refuses plugins under the world-writable %s)"
+        % (p, dst, bad))
+    _staged = dst
+    return _staged

@@ -1,0 +1,111 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Hugepages for a DPDK primary that a secondary process must attach to
+(a --no-huge primary shares no memory). Adds this run's pages to the pool and
+mounts a private hugetlbfs; on release unmounts it and takes the pages back
+out of the pool, so the system ends as it was. Several runs may do this at
+the same time: each adds and removes only its own pages, under a lock.
+
+    with HugePages(pages=192) as hp:
+        TestPmd(..., huge_dir=hp.mount)
+"""
+
+import fcntl
+import os
+import time
+
+from . import cleanup, env
+
+PAGE_KB = 2048
+NR_PATH = "/sys/kernel/mm/hugepages/hugepages-%dkB/nr_hugepages" % PAGE_KB
+FREE_PATH = "/sys/kernel/mm/hugepages/hugepages-%dkB/free_hugepages" % PAGE_KB
+RECORD = "hugepages-added"      # in the run directory: pages to give back
+
+
+def _read(path):
+    with open(path) as f:
+        return int(f.read().strip())
+
+
+def _write(path, value):
+    with open(path, "w") as f:
+        f.write("%d\n" % value)
+
+
+class _Lock:
+    """Serialises changes to the pool between runs: a lock on the directory
+    that holds the runs (no lock file to leave behind)."""
+
+    def __enter__(self):
+        os.makedirs(env.RUN_ROOT, mode=0o755, exist_ok=True)
+        self.fd = os.open(env.RUN_ROOT, os.O_RDONLY | os.O_DIRECTORY)
+        fcntl.flock(self.fd, fcntl.LOCK_EX)
+        return self
+
+    def __exit__(self, *exc):
+        fcntl.flock(self.fd, fcntl.LOCK_UN)
+        os.close(self.fd)
+        return False
+
+
+def give_back(pages):
+    """Remove `pages` from the pool (never below zero). Used by release and by
+    ../cleanup.py for a run that died."""
+    with _Lock():
+        nr = _read(NR_PATH)
+        _write(NR_PATH, max(nr - pages, 0))
+
+
+class HugePages:
+    def __init__(self, pages):
+        cleanup.install()
+        self.pages = pages
+        self.mount = os.path.join(env.run_dir(), "huge")
+        self.added = 0
+        self._undo = None
+
+    def __enter__(self):
+        if not os.path.exists(NR_PATH):
+            raise env.Skip("no %d kB hugepages on this kernel (%s)" % (PAGE_KB, NR_PATH))
+        self._undo = cleanup.push("hugepages (%d, %s)" % (self.pages, self.mount), self._release)
+        with _Lock():
+            before = _read(NR_PATH)
+            _write(NR_PATH, before + self.pages)
+            after = _read(NR_PATH)
+            self.added = after - before
+            with open(os.path.join(env.run_dir(), RECORD), "w") as f:
+                f.write("%d\n" % self.added)
+        env.log("hugepages: pool %d -> %d (%d kB pages)" % (before, after, PAGE_KB))
+        if self.added < self.pages or _read(FREE_PATH) < self.pages:
+            raise env.Skip("cannot reserve %d hugepages of %d kB (got %d, %d free): not enough memory"
+                           % (self.pages, PAGE_KB, self.added, _read(FREE_PATH)))
+        os.makedirs(self.mount, mode=0o755, exist_ok=True)
+        env.run(["mount", "-t", "hugetlbfs", "-o", "pagesize=%dK" % PAGE_KB,
+                 "afxt-%s" % env.run_id(), self.mount])
+        return self
+
+    def __exit__(self, *exc):
+        cleanup.release(self._undo)
+        return False
+
+    def _release(self):
+        if env.keep():
+            env.log("AFXDP_KEEP: leaving hugetlbfs %s and %d hugepages" % (self.mount, self.added))
+            return
+        if os.path.ismount(self.mount):
+            # Files left by a primary that did not clean up go with the mount.
+            for _ in range(50):
+                cp = env.run(["umount", self.mount], check=False)
+                if cp.returncode == 0:
+                    break
+                time.sleep(0.1)
+            else:
+                raise env.HarnessError("cannot unmount %s: %s" % (self.mount, cp.stderr.strip()))
+        if os.path.isdir(self.mount):
+            os.rmdir(self.mount)
+        if self.added:
+            give_back(self.added)
+            env.log("hugepages: gave back %d pages (pool now %d)" % (self.added, _read(NR_PATH)))
+            self.added = 0
+        rec = os.path.join(env.run_dir(), RECORD)
+        if os.path.exists(rec):
+            os.unlink(rec)

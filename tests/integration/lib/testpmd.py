@@ -1,0 +1,414 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Debian's dpdk-testpmd, interactive, inside a network namespace.
+
+testpmd talks to a pseudo-terminal: on a pipe its stdout is block-buffered
+and the output of a command arrives after the next prompt, or never. Every
+byte it writes is kept (`transcript`) and shown when a test fails.
+
+    with TestPmd(dut, ["net_af_xdp0,iface=%s" % port.name], fwd="rxonly") as tp:
+        tp.cmd("start")
+        st = tp.port_stats(0)
+        tp.quit()
+"""
+
+import codecs
+import errno
+import os
+import pty
+import re
+import select
+import shutil
+import signal
+import time
+import tty
+
+from . import cleanup, env
+
+PROMPT = "testpmd> "
+STARTUP_TIMEOUT = 60     # EAL init + port start; generous: the machine is shared
+COMMAND_TIMEOUT = 30
+QUIT_TIMEOUT = 30
+QUIT_GRACE = 10          # ending testpmd: `quit`, then SIGTERM, then SIGKILL
+KILL_GRACE = 5
+TRANSCRIPT_TAIL = 6000   # characters shown on failure
+
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b[78=>]")
+_ANSI_PARTIAL = re.compile(r"\x1b(\[[0-9;?]*)?$")
+
+# Every testpmd of the run, for the failure report.
+INSTANCES = []
+
+
+def clean(text):
+    return _ANSI.sub("", text).replace("\r", "")
+
+
+class TestPmdError(env.Failure):
+    pass
+
+
+_counter = 0
+
+
+def new_file_prefix():
+    global _counter
+    _counter += 1
+    return "%s%s-%d" % (env.DPDK_PREFIX, env.run_id(), _counter)
+
+
+def remove_runtime_dir(prefix):
+    """EAL leaves /var/run/dpdk/<prefix> (config, fbarrays) behind on exit."""
+    d = os.path.join(env.DPDK_RUNTIME, prefix)
+    if os.path.isdir(d):
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def eal_args(ns, vdevs, *, file_prefix, huge_dir=None, mem_mb=None, lcores="0,1",
+             extra=()):
+    """EAL arguments shared by testpmd and the secondary processes."""
+    args = ["-l", lcores, "--no-pci", "--file-prefix", file_prefix]
+    if huge_dir:
+        args += ["--huge-dir", huge_dir, "-m", str(mem_mb or 256)]
+    else:
+        args += ["--no-huge", "-m", str(mem_mb or 512)]
+    p = env.plugin()
+    if p:
+        args += ["-d", p]
+    for v in vdevs:
+        args += ["--vdev", v]
+    return args + list(extra)
+
+
+def secondary_eal_args(file_prefix):
+    """EAL arguments for a secondary process attaching to the primary of
+    `file_prefix`: same plugin; memory and devices come from the primary."""
+    args = ["--no-pci", "--file-prefix", file_prefix]
+    p = env.plugin()
+    if p:
+        args += ["-d", p]
+    return args
+
+
+class TestPmd:
+    def __init__(self, ns, vdevs, *, fwd="rxonly", queues=1, huge_dir=None, mem_mb=None,
+                 total_mbufs=16384, eal_extra=(), app_extra=(), label=None):
+        cleanup.install()
+        self.ns = ns
+        self.vdevs = list(vdevs)
+        self.file_prefix = new_file_prefix()
+        self.label = label or "testpmd[%s]" % self.file_prefix
+        app = ["-i", "--forward-mode=%s" % fwd, "--nb-cores=1",
+               "--total-num-mbufs=%d" % total_mbufs]
+        if queues != 1:
+            app += ["--rxq=%d" % queues, "--txq=%d" % queues]
+        self.argv = ([env.testpmd_path()]
+                     + eal_args(ns, vdevs, file_prefix=self.file_prefix, huge_dir=huge_dir,
+                                mem_mb=mem_mb, extra=eal_extra)
+                     + ["--"] + app + list(app_extra))
+        self.proc = None
+        self.master = None
+        self.transcript = ""
+        self._pos = 0          # start of the part not yet consumed by a command
+        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        self._carry = ""       # an escape sequence cut by a read
+        self.startup_output = ""
+        self.returncode = None
+        self._undo = None
+        self.report = True     # print the transcript if the test fails
+        INSTANCES.append(self)
+
+    # --- life cycle ----------------------------------------------------------
+
+    def command_line(self):
+        return "ip netns exec %s %s" % (self.ns.name, " ".join(self.argv))
+
+    def __enter__(self):
+        if self.proc is None:
+            self.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+    def start(self, expect_prompt=True, timeout=STARTUP_TIMEOUT):
+        """Run testpmd and wait for its first prompt (or for it to exit, if
+        expect_prompt is False and it does)."""
+        env.log("%s: %s" % (self.label, self.command_line()))
+        master, slave = pty.openpty()
+        tty.setraw(slave)
+        self._undo = cleanup.push(self.label, self._close)
+        try:
+            with env.signals_deferred():
+                self.proc = env.popen(self.argv, ns=self.ns.name, register=False, stdin=slave,
+                                      stdout=slave, stderr=slave, start_new_session=True)
+                self.master = master
+        finally:
+            os.close(slave)
+        os.set_blocking(master, False)
+        at = self._read_until_prompt(timeout, what="first prompt")
+        self.startup_output = self.transcript[:at] if at >= 0 else self.transcript
+        if at >= 0:
+            self._pos = at + len(PROMPT)
+        elif expect_prompt:
+            raise TestPmdError("%s exited (code %s) before its first prompt"
+                               % (self.label, self.returncode))
+        return self
+
+    def alive(self):
+        return self.proc is not None and self.proc.poll() is None
+
+    def _read_some(self, timeout):
+        """Read what is available within `timeout`; False once the pty is closed."""
+        if self.master is None:
+            return False
+        r, _, _ = select.select([self.master], [], [], timeout)
+        if not r:
+            return True
+        try:
+            data = os.read(self.master, 65536)
+        except OSError as e:
+            if e.errno == errno.EIO:        # all slave ends closed: testpmd is gone
+                return False
+            raise
+        if not data:
+            return False
+        text = self._carry + self._decoder.decode(data)
+        m = _ANSI_PARTIAL.search(text)
+        self._carry = text[m.start():] if m else ""
+        self.transcript += clean(text[:m.start()] if m else text)
+        return True
+
+    def _read_until_prompt(self, timeout, what, since=0):
+        """Read until a prompt appears at or after `since`; its index, or -1
+        if testpmd exited first. The forwarding lcores may print after the
+        prompt (`set verbose`), so the prompt need not end the output."""
+        deadline = time.monotonic() + timeout
+        while True:
+            at = self.transcript.find(PROMPT, since)
+            if at >= 0:
+                return at
+            left = deadline - time.monotonic()
+            if left <= 0:
+                self.kill()
+                raise TestPmdError("%s: no %s within %ss (killed)"
+                                   % (self.label, what, timeout))
+            if not self._read_some(min(left, 0.5)):
+                self._reap()
+                return -1
+
+    def _reap(self, timeout=10):
+        if self.proc is None:
+            return
+        try:
+            self.returncode = self.proc.wait(timeout)
+        except Exception:
+            self.kill()
+
+    def cmd(self, text, timeout=COMMAND_TIMEOUT):
+        """Send one command; return its output (without the echo and the prompt)."""
+        if not self.alive():
+            raise TestPmdError("%s is not running (exit code %s); cannot send %r"
+                               % (self.label, self.returncode, text))
+        start = len(self.transcript)
+        self._pos = start
+        os.write(self.master, (text + "\n").encode())
+        # The line editor echoes what we typed: the output starts after that line.
+        deadline = time.monotonic() + timeout
+        while self.transcript.find("\n", start) < 0:
+            if time.monotonic() > deadline or not self._read_some(0.2):
+                break
+        nl = self.transcript.find("\n", start)
+        echo_end = nl + 1 if nl >= 0 and text.strip() in self.transcript[start:nl] else start
+        at = self._read_until_prompt(max(deadline - time.monotonic(), 1),
+                                     what="prompt after %r" % text, since=echo_end)
+        if at < 0:
+            raise TestPmdError("%s exited (code %s) during %r"
+                               % (self.label, self.returncode, text))
+        out = self.transcript[echo_end:at]
+        self._pos = at + len(PROMPT)
+        return out
+
+    def quit(self, timeout=QUIT_TIMEOUT):
+        """`quit` and wait for testpmd to exit; returns (exit code, output)."""
+        start = len(self.transcript)
+        if not self.alive():
+            raise TestPmdError("%s is not running (exit code %s); cannot quit"
+                               % (self.label, self.returncode))
+        os.write(self.master, b"quit\n")
+        deadline = time.monotonic() + timeout
+        while self._read_some(0.5):
+            if time.monotonic() > deadline:
+                self.kill()
+                raise TestPmdError("%s: did not exit within %ss of quit (killed)"
+                                   % (self.label, timeout))
+        self._reap()
+        self._close_pty()
+        return self.returncode, self.transcript[start:]
+
+    def wait_output(self, pattern, count, timeout=20, settle=0.5):
+        """Read (sending nothing) until `pattern` has matched `count` times in
+        the output since the last command, then until testpmd has been quiet
+        for `settle` seconds; returns all matches. For output the forwarding
+        lcores print on their own (`set verbose 1`). The deadline only guards
+        against a hang.
+
+        Send no command while such output flows: the line editor writes its
+        prompt one character at a time and the lcores' lines land in the
+        middle of it, so the prompt may never be recognised. Waiting here for
+        the quiet period is what makes the next command safe."""
+        rx = re.compile(pattern)
+        deadline = time.monotonic() + timeout
+        while len(rx.findall(self.transcript, self._pos)) < count:
+            if time.monotonic() > deadline or not self._read_some(0.2):
+                break
+        quiet_since, size = time.monotonic(), len(self.transcript)
+        while time.monotonic() - quiet_since < settle and time.monotonic() < deadline + timeout:
+            if not self._read_some(0.1):
+                break
+            if len(self.transcript) != size:
+                quiet_since, size = time.monotonic(), len(self.transcript)
+        return rx.findall(self.transcript, self._pos)
+
+    def kill(self):
+        """End testpmd: `quit` first (testpmd closes its ports, so the driver
+        detaches its XDP program; typed ahead, it also works while testpmd is
+        still starting, when it ignores SIGTERM), then SIGTERM, then SIGKILL."""
+        if self.proc is None or self.proc.poll() is not None:
+            self._reap(1)
+            return
+        steps = [(None, QUIT_GRACE), (signal.SIGTERM, KILL_GRACE), (signal.SIGKILL, KILL_GRACE)]
+        for sig, grace in steps:
+            try:
+                if sig is None:
+                    if self.master is None:
+                        continue
+                    os.write(self.master, b"\nquit\n")
+                else:
+                    os.killpg(self.proc.pid, sig)
+            except (ProcessLookupError, OSError):
+                pass
+            deadline = time.monotonic() + grace
+            while time.monotonic() < deadline and self.proc.poll() is None:
+                if not self._read_some(0.1):
+                    time.sleep(0.05)
+            if self.proc.poll() is not None:
+                break
+        self.returncode = self.proc.poll()
+        env.log("%s: ended by %s (exit %s)" % (
+            self.label, {None: "quit", signal.SIGTERM: "SIGTERM", signal.SIGKILL: "SIGKILL"}[sig],
+            self.returncode))
+
+    def _close_pty(self):
+        if self.master is not None:
+            while self._read_some(0):
+                pass
+            os.close(self.master)
+            self.master = None
+
+    def close(self):
+        """Kill testpmd if still running, close the pty, remove EAL's runtime files."""
+        if self._undo is not None:
+            cleanup.release(self._undo)
+        else:
+            self._close()
+
+    def _close(self):
+        self.kill()
+        self._close_pty()
+        remove_runtime_dir(self.file_prefix)
+
+    def tail(self, n=TRANSCRIPT_TAIL):
+        t = self.transcript
+        head = "----- %s output%s -----\n" % (self.label, " (last %d characters)" % n if len(t) > n else "")
+        return head + t[-n:] + "\n----- end of %s output -----" % self.label
+
+    # --- parsed commands ----------------------------------------------------------
+
+    def port_stats(self, port=0):
+        """`show port stats`: {'RX-packets': n, 'RX-missed': n, 'RX-bytes': n, ...}."""
+        out = self.cmd("show port stats %d" % port)
+        stats = parse_port_stats(out)
+        if "RX-packets" not in stats:
+            raise TestPmdError("%s: cannot parse `show port stats %d`:\n%s" % (self.label, port, out))
+        return stats
+
+    def xstats(self, port=0):
+        """`show port xstats`: {name: value} in the order listed."""
+        out = self.cmd("show port xstats %d" % port)
+        return parse_xstats(out)
+
+    def port_info(self, port=0):
+        """`show port info`: {'Link status': 'up', 'MTU': '1500', ...}."""
+        out = self.cmd("show port info %d" % port)
+        info = parse_colon_lines(out)
+        if "Link status" not in info:
+            raise TestPmdError("%s: cannot parse `show port info %d`:\n%s" % (self.label, port, out))
+        return info
+
+    def port_count(self):
+        out = self.cmd("show port summary all")
+        m = re.search(r"Number of available ports:\s*(\d+)", out)
+        if not m:
+            raise TestPmdError("%s: cannot parse `show port summary all`:\n%s" % (self.label, out))
+        return int(m.group(1))
+
+    def wait_rx(self, port, packets, timeout=15, settle=0.5):
+        """Poll `show port stats` until RX-packets + RX-missed reaches `packets`
+        (a deadline only against a hang: no timing is asserted), then `settle`
+        seconds more so that extra frames would show. Returns the last stats."""
+        deadline = time.monotonic() + timeout
+        while True:
+            st = self.port_stats(port)
+            if st["RX-packets"] + st.get("RX-missed", 0) >= packets or time.monotonic() > deadline:
+                break
+            time.sleep(0.2)
+        time.sleep(settle)
+        return self.port_stats(port)
+
+
+_NOISE = re.compile(r"^(EAL: (Detected|Multi-process socket|Selected IOVA|Physical addresses)|"
+                    r"testpmd: (create a new mbuf pool|preferred mempool ops)|libbpf: elf: skipping)")
+
+
+def problem_lines(text, limit=12):
+    """The lines of testpmd's output that say what went wrong (errors of the
+    driver, the vdev bus, EAL and testpmd), for failure messages."""
+    keys = ("af_xdp", "AF_XDP", "xdp", "vdev", "rror", "ail", "nvalid", "Cause", "No probed")
+    out = [ln.strip() for ln in text.splitlines()
+           if ln.strip() and not _NOISE.match(ln.strip()) and any(k in ln for k in keys)]
+    return out[:limit]
+
+
+def parse_port_stats(out):
+    stats = {}
+    for line in out.splitlines():
+        if "Throughput" in line:
+            break
+        for key, val in re.findall(r"([A-Za-z][A-Za-z-]*):\s+(\d+)", line):
+            stats[key] = int(val)
+    return stats
+
+
+def parse_xstats(out):
+    xs = {}
+    for line in out.splitlines():
+        m = re.match(r"^\s*(\S+):\s+(\d+)\s*$", line)
+        if m:
+            xs[m.group(1)] = int(m.group(2))
+    return xs
+
+
+def parse_colon_lines(out):
+    info = {}
+    for line in out.splitlines():
+        key, sep, val = line.partition(":")
+        if sep and key.strip() and key.strip() not in info:
+            info[key.strip()] = val.strip()
+    return info
+
+
+def run_secondary(ns, argv, timeout=60):
+    """Run a DPDK secondary process (e.g. dpdk-proc-info) to completion."""
+    cp = env.run(argv, ns=ns.name, check=False, timeout=timeout)
+    return cp.returncode, clean(cp.stdout + cp.stderr)

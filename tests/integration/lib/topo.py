@@ -1,0 +1,234 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Network namespaces and veth pairs, named after the run id, always removed.
+
+    with Topology() as topo:
+        dut = topo.netns("dut")
+        gen = topo.netns("gen")
+        port, peer = topo.veth(dut, "d0", gen, "g0", queues=2)
+
+IPv6 is off in every namespace before any interface exists (neighbour
+discovery would add stray frames to exact counts). Removing a namespace first
+ends the processes still inside it, and records (then removes) any XDP
+program still attached to one of its interfaces: a leak the test reports.
+"""
+
+import json
+import os
+import re
+import time
+
+from . import cleanup, env
+
+
+# What teardown found left behind by the system under test (the runner reports it).
+LEAKS = []
+
+
+def _json(cp):
+    try:
+        return json.loads(cp.stdout or "[]")
+    except ValueError as e:
+        raise env.HarnessError("cannot parse JSON from ip: %s\n%s" % (e, cp.stdout)) from None
+
+
+class Iface:
+    def __init__(self, ns, name, queues):
+        self.ns, self.name, self.queues = ns, name, queues
+        self.peer = None
+
+    def __repr__(self):
+        return "%s(netns %s)" % (self.name, self.ns.name)
+
+    def ip(self, *args, check=True):
+        return env.run(["ip", "-n", self.ns.name] + list(args), check=check)
+
+    def link(self):
+        cp = self.ip("-j", "-d", "-s", "link", "show", "dev", self.name)
+        return _json(cp)[0]
+
+    @property
+    def mac(self):
+        return self.link()["address"]
+
+    def mtu(self):
+        return int(self.link()["mtu"])
+
+    def is_up(self):
+        return "UP" in self.link().get("flags", [])
+
+    def set_up(self):
+        self.ip("link", "set", "dev", self.name, "up")
+
+    def set_down(self):
+        self.ip("link", "set", "dev", self.name, "down")
+
+    def add_addr(self, cidr):
+        self.ip("addr", "add", cidr, "dev", self.name)
+
+    def offloads_off(self):
+        """TCP through an AF_XDP forwarder: the checksum and segmentation
+        offloads would never be completed, so turn them off on the endpoints."""
+        env.run(["ethtool", "-K", self.name, "tx", "off", "tso", "off", "gso", "off"],
+                ns=self.ns.name)
+
+    def xdp(self):
+        """A description of the XDP program attached, or None."""
+        info = self.link()
+        x = info.get("xdp")
+        if x:
+            return json.dumps(x)
+        return None
+
+    def rx_packets(self):
+        return int(self.link()["stats64"]["rx"]["packets"])
+
+    def tx_packets(self):
+        return int(self.link()["stats64"]["tx"]["packets"])
+
+    def ethtool_stats(self):
+        cp = env.run(["ethtool", "-S", self.name], ns=self.ns.name)
+        out = {}
+        for line in cp.stdout.splitlines():
+            m = re.match(r"\s*(\S+):\s+(\d+)\s*$", line)
+            if m:
+                out[m.group(1)] = int(m.group(2))
+        return out
+
+    def kernel_rx_queue_packets(self):
+        """veth's per-queue receive counters (XDP path), from ethtool -S."""
+        st = self.ethtool_stats()
+        return [st.get("rx_queue_%d_xdp_packets" % q, 0) for q in range(self.queues)]
+
+
+class Netns:
+    def __init__(self, topo, role):
+        self.topo = topo
+        self.role = role
+        self.name = "%s%s-%s" % (env.NETNS_PREFIX, env.run_id(), role)
+        self.ifaces = []
+
+    def __repr__(self):
+        return self.name
+
+    def exec(self, args, **kw):
+        return env.run(args, ns=self.name, **kw)
+
+    def _create(self):
+        cp = env.run(["ip", "netns", "add", self.name], check=False)
+        if cp.returncode != 0:
+            raise env.Skip("cannot create a network namespace (ip netns add): %s"
+                           % cp.stderr.strip())
+        self._undo = cleanup.push("netns %s" % self.name, self._destroy)
+        # Off before any interface exists; every new interface inherits it.
+        self.exec(["sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1",
+                   "net.ipv6.conf.default.disable_ipv6=1"])
+        env.run(["ip", "-n", self.name, "link", "set", "dev", "lo", "up"])
+
+    def pids(self):
+        cp = env.run(["ip", "netns", "pids", self.name], check=False)
+        return [int(p) for p in cp.stdout.split()]
+
+    def _kill_processes(self):
+        pids = self.pids()
+        if not pids:
+            return
+        env.log("netns %s: ending leftover processes %s" % (self.name, pids))
+        LEAKS.append("processes left in netns %s: %s" % (self.name, pids))
+        for sig in (15, 9):
+            for p in pids:
+                try:
+                    os.kill(p, sig)
+                except ProcessLookupError:
+                    pass
+            deadline = time.monotonic() + 5
+            while time.monotonic() < deadline and self.pids():
+                time.sleep(0.1)
+            pids = self.pids()
+            if not pids:
+                return
+
+    def _check_xdp(self):
+        for ifc in self.ifaces:
+            try:
+                prog = ifc.xdp()
+            except env.HarnessError:
+                continue
+            if prog:
+                LEAKS.append("XDP program left attached to %s: %s" % (ifc, prog))
+                ifc.ip("link", "set", "dev", ifc.name, "xdp", "off", check=False)
+
+    def _destroy(self):
+        if env.keep():
+            env.log("AFXDP_KEEP: leaving netns %s" % self.name)
+            return
+        self._kill_processes()
+        self._check_xdp()
+        env.run(["ip", "netns", "del", self.name])
+
+
+class Topology:
+    """A set of namespaces and veth pairs, torn down when the block ends."""
+
+    def __init__(self):
+        cleanup.install()
+        self.namespaces = []
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+    def netns(self, role):
+        ns = Netns(self, role)
+        ns._create()
+        self.namespaces.append(ns)
+        return ns
+
+    def veth(self, ns_a, role_a, ns_b, role_b, queues=1, up=True):
+        """A veth pair with ends in two namespaces (or both in one), each end
+        with `queues` receive and transmit queues. Returns (end_a, end_b)."""
+        rid = env.run_id()
+        name_a = "%s%s%s" % (env.IFACE_PREFIX, rid, role_a)
+        name_b = "%s%s%s" % (env.IFACE_PREFIX, rid, role_b)
+        for n in (name_a, name_b):
+            if len(n) > 15:
+                raise env.HarnessError("interface name %s longer than 15 characters" % n)
+        q = str(queues)
+        cp = env.run(["ip", "link", "add", name_a, "netns", ns_a.name,
+                      "numrxqueues", q, "numtxqueues", q, "type", "veth",
+                      "peer", "name", name_b, "netns", ns_b.name,
+                      "numrxqueues", q, "numtxqueues", q], check=False)
+        if cp.returncode != 0:
+            err = cp.stderr.strip()
+            if "Unknown device type" in err or "not supported" in err.lower():
+                raise env.Skip("veth is not available: %s" % err)
+            raise env.HarnessError("cannot create veth %s/%s: %s" % (name_a, name_b, err))
+        a, b = Iface(ns_a, name_a, queues), Iface(ns_b, name_b, queues)
+        a.peer, b.peer = b, a
+        ns_a.ifaces.append(a)
+        ns_b.ifaces.append(b)
+        for ifc in (a, b):
+            path = "net.ipv6.conf.%s.disable_ipv6" % ifc.name
+            val = ifc.ns.exec(["sysctl", "-n", path]).stdout.strip()
+            if val != "1":
+                ifc.ns.exec(["sysctl", "-qw", path + "=1"])
+            if up:
+                ifc.set_up()
+        return a, b
+
+    def close(self):
+        while self.namespaces:
+            ns = self.namespaces.pop()
+            cleanup.release(ns._undo)
+
+    def check_no_xdp(self):
+        """XDP programs still attached anywhere in the topology (list of str)."""
+        found = []
+        for ns in self.namespaces:
+            for ifc in ns.ifaces:
+                prog = ifc.xdp()
+                if prog:
+                    found.append("%s: %s" % (ifc, prog))
+        return found

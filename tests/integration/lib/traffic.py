@@ -1,0 +1,114 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Injecting and capturing test frames from inside a namespace: frames.py run
+by `ip netns exec`, so that each raw socket lives in the right namespace."""
+
+import json
+import os
+import subprocess
+import sys
+
+from . import cleanup, env, frames
+
+FRAMES_PY = os.path.join(os.path.dirname(os.path.abspath(__file__)), "frames.py")
+SEND_TIMEOUT = 120
+
+# Sizes of whole frames (no FCS) for exact-count tests: minimum, common, MTU-sized.
+SIZES = [60, 64, 128, 512, 1000, 1500]
+
+
+def tag():
+    return env.run_id()
+
+
+def _common(iface, src, dst, count, sizes, kind, flows, stream):
+    return ["--iface", iface.name, "--kind", kind, "--src", src, "--dst", dst,
+            "--tag", "%s/%s" % (tag(), stream), "--count", str(count),
+            "--sizes", ",".join(str(s) for s in sizes), "--flows", str(flows)]
+
+
+def send(iface, dst, count, sizes=SIZES, kind="raw", flows=1, src=None, stream="s"):
+    """Send `count` frames out of `iface` (cycling through `sizes`); returns
+    frames.py's report {'sent', 'bytes', 'enobufs_retries'}."""
+    src = src or iface.mac
+    args = [sys.executable, FRAMES_PY, "send"] + _common(iface, src, dst, count, sizes, kind,
+                                                         flows, stream)
+    cp = env.run(args, ns=iface.ns.name, timeout=SEND_TIMEOUT)
+    res = json.loads(cp.stdout.strip().splitlines()[-1])
+    env.log("sent %d %s frames (%d bytes) on %s, sizes %s%s" % (
+        res["sent"], kind, res["bytes"], iface, ",".join(map(str, sizes)),
+        ", %d ENOBUFS retries" % res["enobufs_retries"] if res["enobufs_retries"] else ""))
+    return res
+
+
+class Capture:
+    """Capture and verify one stream on `iface` (frames.py capture), e.g.
+
+        with Capture(h1, src=h0.mac, dst=h1.mac, count=n) as cap:
+            traffic.send(h0, h1.mac, n)
+        res = cap.result   # {'received', 'missing', 'corrupt', 'duplicates', ...}
+    """
+
+    def __init__(self, iface, src, dst, count, sizes=SIZES, kind="raw", flows=1,
+                 stream="s", timeout=30, settle=0.5):
+        cleanup.install()
+        self.iface = iface
+        self.args = [sys.executable, FRAMES_PY, "capture", "--timeout", str(timeout),
+                     "--settle", str(settle)] + _common(iface, src, dst, count, sizes, kind,
+                                                        flows, stream)
+        self.timeout = timeout
+        self.proc = None
+        self.result = None
+        self._undo = None
+
+    def __enter__(self):
+        self._undo = cleanup.push("capture on %s" % self.iface, self._kill)
+        self.proc = env.popen(self.args, ns=self.iface.ns.name, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True)
+        line = self.proc.stdout.readline()   # READY once bound (or EOF on error)
+        if line.strip() != "READY":
+            err = self.proc.stderr.read()
+            self._kill()
+            raise env.HarnessError("capture on %s did not start: %s%s" % (self.iface, line, err))
+        return self
+
+    def __exit__(self, exc_type, *exc):
+        if exc_type is not None:
+            cleanup.release(self._undo)
+            return False
+        try:
+            out, err = self.proc.communicate(timeout=self.timeout + 30)
+        except Exception:
+            cleanup.release(self._undo)
+            raise env.HarnessError("capture on %s did not finish" % self.iface) from None
+        cleanup.release(self._undo)
+        if self.proc.returncode != 0:
+            raise env.HarnessError("capture on %s failed (exit %d): %s"
+                                   % (self.iface, self.proc.returncode, err))
+        self.result = json.loads(out.strip().splitlines()[-1])
+        env.log("captured on %s: %s" % (self.iface, summary(self.result)))
+        return False
+
+    def _kill(self):
+        if self.proc and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
+
+def summary(res):
+    s = "%d/%d frames intact, %d bytes" % (res["received"], res["expected"], res["bytes"])
+    for k in ("missing", "corrupt", "duplicates", "socket_drops"):
+        if res.get(k):
+            s += ", %d %s" % (res[k], k.replace("_", " "))
+    if res.get("corrupt_examples"):
+        s += "; corrupt e.g. %s" % res["corrupt_examples"][:3]
+    if res.get("missing_examples"):
+        s += "; missing seq e.g. %s" % res["missing_examples"][:5]
+    return s
+
+
+def all_intact(res):
+    return (res["received"] == res["expected"] and not res["corrupt"]
+            and not res["duplicates"] and not res["missing"])
+
+
+expected_bytes = frames.expected_bytes

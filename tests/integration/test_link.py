@@ -1,0 +1,72 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""link status: the port follows its kernel interface going down and up.
+
+For each way of taking the link down (table below), `show port info 0` must
+report "Link status: down" after it and "up" again after it is undone; frames
+sent after the link came back must still be received.
+
+Required of our driver. Debian's stock driver reports the status it set at
+port start and does not follow the interface: it fails at the first "down"
+step, for exactly that reason.
+"""
+
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from lib import runner, testpmd, topo, traffic  # noqa: E402
+
+# (what, which end of the veth to set down: "port" = the AF_XDP interface
+#  itself, "peer" = the other end, so the port loses its carrier)
+SCENARIOS = [
+    ("port interface set down", "port"),
+    ("peer set down (carrier lost)", "peer"),
+]
+# How long the status may take to follow: a guard against waiting forever,
+# not a timing requirement.
+FOLLOW_DEADLINE = 10
+FRAMES_AFTER = 200
+SIZES = [64, 1500]
+
+
+def wait_link(tp, want, deadline):
+    end = time.monotonic() + deadline
+    while True:
+        status = tp.port_info(0).get("Link status")
+        if status == want or time.monotonic() > end:
+            return status
+        time.sleep(0.2)
+
+
+def main(t):
+    with topo.Topology() as net:
+        dut, gen = net.netns("dut"), net.netns("gen")
+        port, peer = net.veth(dut, "d0", gen, "g0")
+        ends = {"port": port, "peer": peer}
+        with testpmd.TestPmd(dut, ["net_af_xdp0,iface=%s" % port.name], fwd="rxonly") as tp:
+            tp.cmd("start")
+            t.equal(wait_link(tp, "up", FOLLOW_DEADLINE), "up", "link status at start")
+            for what, end in SCENARIOS:
+                ifc = ends[end]
+                ifc.set_down()
+                got = wait_link(tp, "down", FOLLOW_DEADLINE)
+                t.check(got == "down", "%s: link status %r" % (what, got) + (
+                    "" if got == "down" else " (expected 'down' within %ds)" % FOLLOW_DEADLINE
+                    + t.stock_note("it does not follow the interface")))
+                ifc.set_up()
+                got = wait_link(tp, "up", FOLLOW_DEADLINE)
+                t.check(got == "up", "%s, then up again: link status %r" % (what, got))
+
+            # The port still receives once the link is back.
+            tp.cmd("clear port stats all")
+            traffic.send(peer, port.mac, FRAMES_AFTER, SIZES)
+            st = tp.wait_rx(0, FRAMES_AFTER)
+            t.equal(st["RX-packets"], FRAMES_AFTER, "RX-packets after the link came back")
+            tp.cmd("stop")
+            t.quit_testpmd(tp, net)
+
+
+if __name__ == "__main__":
+    runner.run(main, "link", __doc__.splitlines()[0])
