@@ -94,9 +94,14 @@ struct gen_live;
 int gen_live_open(struct gen_live **lp, const struct gen_cfg *cfg, char *why, size_t whylen);
 void gen_live_close(struct gen_live *l);
 
-/* Runs the program on `repeat` copies of frame, out of ifindex.  0 or -errno. */
+/*
+ * Runs the program on `repeat` copies of frame, out of ifindex.  0 or
+ * -errno.  On success, *ns_per_frame is the kernel's own timing: the time
+ * on the CPU per frame, rounded down, not counting the time the thread was
+ * scheduled out (unlike a wall clock on a shared machine).
+ */
 int gen_live_run(struct gen_live *l, int ifindex, const uint8_t *frame, unsigned int size,
-		 uint32_t repeat, uint32_t batch);
+		 uint32_t repeat, uint32_t batch, uint32_t *ns_per_frame);
 
 /* Frames the program has built for one thread, and for threads 0..n-1 together. */
 int gen_live_thread_built(struct gen_live *l, unsigned int thread, uint64_t *built);

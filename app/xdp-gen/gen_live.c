@@ -134,7 +134,7 @@ gen_live_close(struct gen_live *l)
 
 int
 gen_live_run(struct gen_live *l, int ifindex, const uint8_t *frame, unsigned int size,
-	     uint32_t repeat, uint32_t batch)
+	     uint32_t repeat, uint32_t batch, uint32_t *ns_per_frame)
 {
 	struct xdp_md ctx = {
 		.data_end = size,
@@ -149,7 +149,10 @@ gen_live_run(struct gen_live *l, int ifindex, const uint8_t *frame, unsigned int
 		.batch_size = batch,
 		.flags = BPF_F_TEST_XDP_LIVE_FRAMES);
 
-	return bpf_prog_test_run_opts(l->prog_fd, &opts) < 0 ? -errno : 0;
+	if (bpf_prog_test_run_opts(l->prog_fd, &opts) < 0)
+		return -errno;
+	*ns_per_frame = opts.duration;
+	return 0;
 }
 
 int

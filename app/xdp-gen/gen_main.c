@@ -99,6 +99,8 @@ struct worker {
 	int err;			/* a failed call's negative errno */
 	atomic_bool finished;
 	uint64_t t_end;			/* when its last call returned */
+	double timed_ns;		/* the kernel's timing of the calls that ran to the end */
+	uint64_t timed_frames;
 };
 
 struct gen {
@@ -446,6 +448,7 @@ run_live(struct worker *w)
 
 	while (!atomic_load(&g->stop)) {
 		uint64_t n = MAX_CALL;
+		uint32_t ns;
 		int ret;
 
 		if (g->o.count) {
@@ -461,9 +464,13 @@ run_live(struct worker *w)
 				n = w->share - done;
 		}
 		ret = gen_live_run(g->live, g->ifc.ifindex, w->frame, g->o.size, (uint32_t)n,
-				   g->o.batch);
-		if (ret < 0 && ret != -EINTR)
+				   g->o.batch, &ns);
+		if (ret == 0) {
+			w->timed_ns += (double)ns * (double)n;
+			w->timed_frames += n;
+		} else if (ret != -EINTR) {
 			return ret;
+		}
 	}
 	return 0;
 }
@@ -591,7 +598,7 @@ top_up(struct gen *g, uint64_t *resent, unsigned int *rounds)
 		if (n > MAX_CALL)
 			n = MAX_CALL;
 		ret = gen_live_run(g->live, g->ifc.ifindex, g->workers[0].frame, g->o.size,
-				   (uint32_t)n, g->o.batch);
+				   (uint32_t)n, g->o.batch, &(uint32_t){ 0 });
 		if (ret < 0 && ret != -EINTR) {
 			fprintf(stderr, "afxdp-gen: BPF_PROG_RUN: %s\n", strerror(-ret));
 			return ret;
@@ -868,6 +875,9 @@ main(int argc, char **argv)
 	unsigned int rounds = 0, started = 0;
 	int ret, status = 0, reason;
 	bool verified;
+	double timed_ns = 0, ns_per_frame = 0;
+	uint64_t timed_frames = 0;
+	char ns_str[32] = "null";
 	double secs, pps;
 
 	parse_opts(&g->o, argc, argv);
@@ -1012,6 +1022,12 @@ main(int argc, char **argv)
 			"someone else redirects into the same peer, or frames were lost uncounted");
 		verified = false;
 	}
+	for (unsigned int i = 0; i < started; i++) {
+		timed_ns += g->workers[i].timed_ns;
+		timed_frames += g->workers[i].timed_frames;
+	}
+	if (timed_frames)
+		ns_per_frame = timed_ns / (double)timed_frames;
 	sent = tally_sent(g, &t);
 	secs = (double)(t_end - g->t_start) / 1e9;
 	pps = secs > 0 ? (double)sent / secs : 0;
@@ -1041,16 +1057,23 @@ main(int argc, char **argv)
 		}
 		if (g->o.count && sent != g->o.count)
 			printf("  %" PRIu64 " of the %" PRIu64 " frames asked for\n", sent, g->o.count);
+		if (ns_per_frame > 0)
+			printf("  kernel-timed: %.0f ns per frame and thread, on the CPU (%.3f Mpps a thread "
+			       "if never scheduled out), over %" PRIu64 " frames\n", ns_per_frame,
+			       1e3 / ns_per_frame, timed_frames);
 	}
+	if (ns_per_frame > 0)
+		snprintf(ns_str, sizeof(ns_str), "%.1f", ns_per_frame);
 	if (g->o.json)
 		printf("{\"method\":\"%s\",\"dev\":\"%s\",\"size\":%u,\"threads\":%u,\"flows\":%u,"
 		       "\"sent\":%" PRIu64 ",\"built\":%" PRIu64 ",\"dropped\":%" PRIu64 ",\"resent\":%" PRIu64
-		       ",\"verified\":%s,\"dry_run\":%s,\"seconds\":%.6f,\"pps\":%.0f,\"bps\":%.0f,\"stopped\":\"%s\"}\n",
+		       ",\"verified\":%s,\"dry_run\":%s,\"seconds\":%.6f,\"pps\":%.0f,\"bps\":%.0f,"
+		       "\"ns_per_frame\":%s,\"stopped\":\"%s\"}\n",
 		       g->method == METHOD_PACKET ? "af_packet" : "live", g->ifc.name, g->o.size,
 		       g->o.threads, g->o.flows, sent, t.built, t.dropped, resent,
 		       verified ? "true" : "false",
 		       g->o.dry_run ? "true" : "false", secs, pps,
-		       pps * g->o.size * 8, stop_name(reason, &g->o));
+		       pps * g->o.size * 8, ns_str, stop_name(reason, &g->o));
 	if (status == 0 && g->o.count && sent != g->o.count && reason != STOP_SIGNAL)
 		status = EXIT_RUNTIME;
 	teardown(g);
