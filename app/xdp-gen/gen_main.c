@@ -128,9 +128,11 @@ static atomic_int *signal_stop;
 static void
 on_signal(int sig)
 {
+	int none = STOP_NONE;
+
 	(void)sig;
 	if (signal_stop)
-		atomic_store(signal_stop, STOP_SIGNAL);
+		atomic_compare_exchange_strong(signal_stop, &none, STOP_SIGNAL);
 }
 
 static uint64_t
@@ -550,11 +552,15 @@ tally_sent(const struct gen *g, const struct tally *t)
 	return g->have_stats ? t->xmit : t->built;
 }
 
-/* The peer takes no redirected frame: veth drops them without counting. */
+/*
+ * The peer takes no redirected frame: the veth drops them without counting.
+ * While calls run, up to a batch of built frames may wait for the flush.
+ */
 static bool
-peer_refuses(const struct gen *g, const struct tally *t)
+peer_refuses(const struct gen *g, const struct tally *t, bool calls_done)
 {
-	return g->have_stats && t->built >= 256 && t->xmit + t->dropped == 0;
+	return g->have_stats && t->built >= (calls_done ? 1 : 2 * MAX_BATCH) &&
+	       t->xmit + t->dropped == 0;
 }
 
 static void
@@ -606,7 +612,7 @@ top_up(struct gen *g, uint64_t *resent, unsigned int *rounds)
 		*resent += n;
 		(*rounds)++;
 		read_tally(g, &t);
-		if (peer_refuses(g, &t) || (tally_sent(g, &t) == before && ret != -EINTR)) {
+		if (peer_refuses(g, &t, true) || (tally_sent(g, &t) == before && ret != -EINTR)) {
 			fprintf(stderr, "afxdp-gen: re-sending %" PRIu64 " frames delivered none\n", n);
 			return -EIO;
 		}
@@ -749,7 +755,7 @@ watch(struct gen *g)
 		}
 		if (now >= tick) {
 			read_tally(g, &t);
-			if (peer_refuses(g, &t)) {
+			if (peer_refuses(g, &t, false)) {
 				explain_refusal(g);
 				request_stop(g, STOP_ERROR);
 			}
@@ -985,7 +991,7 @@ main(int argc, char **argv)
 		}
 	if (status == 0 && reason != STOP_SIGNAL && g->method == METHOD_LIVE && g->o.count) {
 		read_tally(g, &t);
-		if (peer_refuses(g, &t)) {
+		if (peer_refuses(g, &t, true)) {
 			explain_refusal(g);
 			status = EXIT_RUNTIME;
 		} else if (top_up(g, &resent, &rounds) < 0) {
@@ -1003,7 +1009,7 @@ main(int argc, char **argv)
 	if (g->t_stop && g->t_stop < t_end && (reason == STOP_DONE || reason == STOP_SIGNAL))
 		t_end = g->t_stop;
 	read_tally(g, &t);
-	if (status == 0 && peer_refuses(g, &t)) {
+	if (status == 0 && peer_refuses(g, &t, true)) {
 		explain_refusal(g);
 		status = EXIT_RUNTIME;
 	}
@@ -1014,7 +1020,7 @@ main(int argc, char **argv)
 
 	/* Every frame built was either taken or dropped by the veth, unless its counters lost updates. */
 	verified = g->have_stats || g->method == METHOD_PACKET;
-	if (g->have_stats && t.built != t.xmit + t.dropped) {
+	if (g->have_stats && t.xmit + t.dropped && t.built != t.xmit + t.dropped) {
 		fprintf(stderr, "afxdp-gen: warning: the program built %" PRIu64 " frames but the veth counted %"
 			PRIu64 " (%" PRIu64 " taken + %" PRIu64 " dropped): %s\n", t.built,
 			t.xmit + t.dropped, t.xmit, t.dropped,
