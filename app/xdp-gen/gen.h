@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The af_xdp_direct authors
+ */
+
+/* Private declarations of afxdp-gen, shared by its C files. */
+
+#ifndef GEN_H
+#define GEN_H
+
+#include <net/if.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gen_frame.h"
+
+#define ETH_ALEN_ 6
+
+/* ---- gen_frame.c: the frame template (pure, unit-tested) ---- */
+
+struct gen_frame_spec {
+	uint8_t dst_mac[ETH_ALEN_];
+	uint8_t src_mac[ETH_ALEN_];
+	uint32_t src_ip;	/* host order */
+	uint32_t dst_ip;	/* host order */
+	uint16_t src_port;
+	uint16_t dst_port;
+	unsigned int size;	/* the whole frame without FCS, >= GEN_MIN_FRAME */
+	unsigned int flows;	/* >= 1 */
+};
+
+/* Writes the template for thread `thread`: sequence 0, flow 0. */
+void gen_frame_build(uint8_t *frame, const struct gen_frame_spec *spec, unsigned int thread);
+
+/* The program's configuration for frames built from spec. */
+void gen_frame_cfg(struct gen_cfg *cfg, const struct gen_frame_spec *spec);
+
+/*
+ * What the XDP program does to a frame, in C: used by the AF_PACKET path
+ * and by the unit test that checks the two agree on the checksum.
+ */
+void gen_frame_stamp(uint8_t *frame, const struct gen_cfg *cfg, uint64_t seq, uint32_t flow);
+
+/* The IPv4 header checksum of the 20 bytes at ip, as stored (network order). */
+uint16_t gen_ip_checksum(const uint8_t *ip);
+
+/* ---- gen_iface.c: facts about the interface and its veth peer ---- */
+
+struct gen_iface {
+	char name[IF_NAMESIZE];
+	int ifindex;
+	unsigned int mtu;
+	uint8_t mac[ETH_ALEN_];
+	char kind[16];			/* rtnetlink link kind: "veth", ... ("" if none) */
+
+	bool has_peer;			/* a veth whose peer was found */
+	char peer_name[IF_NAMESIZE];
+	int peer_ifindex;		/* in the peer's namespace */
+	int peer_netnsid;		/* -1: our namespace */
+	uint8_t peer_mac[ETH_ALEN_];
+	unsigned int peer_mtu;
+	unsigned int peer_rx_queues;
+	bool peer_xdp;			/* an XDP program is attached to the peer */
+
+	/* ethtool statistics of frames redirected into the peer's rings */
+	unsigned int n_stats;		/* 0: not available (not a veth) */
+	unsigned int n_xmit, n_xmit_err;
+	unsigned int *xmit_idx;		/* tx_queue_<i>_xdp_xmit */
+	unsigned int *xmit_err_idx;	/* tx_queue_<i>_xdp_xmit_errors */
+};
+
+/* 0, or a negative errno with a message in err. */
+int gen_iface_open(struct gen_iface *ifc, const char *name, char *err, size_t errlen);
+void gen_iface_close(struct gen_iface *ifc);
+
+/*
+ * Frames XDP-redirected into the veth peer's receive rings since the veth
+ * was created: taken into a ring, and dropped because the ring was full
+ * (or the frame too long for the peer).  -ENOTSUP when the device has no
+ * such counters.
+ */
+int gen_iface_xdp_xmit(const struct gen_iface *ifc, uint64_t *xmit, uint64_t *dropped);
+
+/* ---- gen_live.c: BPF_PROG_RUN with BPF_F_TEST_XDP_LIVE_FRAMES ---- */
+
+struct gen_live;
+
+/*
+ * Loads the program with cfg; then checks that the kernel runs live frames
+ * (with a program that drops, so that nothing is sent).  0, or a negative
+ * errno with the reason in why.
+ */
+int gen_live_open(struct gen_live **lp, const struct gen_cfg *cfg, char *why, size_t whylen);
+void gen_live_close(struct gen_live *l);
+
+/*
+ * Runs the program on `repeat` copies of frame, out of ifindex.  0 or
+ * -errno.  On success, *ns_per_frame is the kernel's own timing: the time
+ * on the CPU per frame, rounded down, not counting the time the thread was
+ * scheduled out (unlike a wall clock on a shared machine).
+ */
+int gen_live_run(struct gen_live *l, int ifindex, const uint8_t *frame, unsigned int size,
+		 uint32_t repeat, uint32_t batch, uint32_t *ns_per_frame);
+
+/* Frames the program has built for one thread, and for threads 0..n-1 together. */
+int gen_live_thread_built(struct gen_live *l, unsigned int thread, uint64_t *built);
+int gen_live_built(struct gen_live *l, unsigned int n, uint64_t *total);
+
+/* ---- gen_packet.c: the AF_PACKET fallback ---- */
+
+#define GEN_PACKET_BATCH 64
+
+struct gen_packet {
+	int fd;
+	unsigned int size;
+	const struct gen_cfg *cfg;
+	uint8_t *frames;		/* GEN_PACKET_BATCH copies of the template */
+	uint64_t seq;
+	uint32_t flow;
+	uint64_t retries;		/* sendmmsg calls that hit a full queue */
+};
+
+int gen_packet_open(struct gen_packet *p, int ifindex, const uint8_t *frame, unsigned int size,
+		    const struct gen_cfg *cfg, char *err, size_t errlen);
+void gen_packet_close(struct gen_packet *p);
+
+/*
+ * Sends n frames, each one accepted by the device: a full queue (ENOBUFS)
+ * is retried.  *sent counts the frames sent, fewer than n if *stop became
+ * true.  0, or a negative errno on any other error.
+ */
+int gen_packet_send(struct gen_packet *p, uint64_t n, const atomic_int *stop, uint64_t *sent);
+
+#endif /* GEN_H */
