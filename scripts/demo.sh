@@ -3,6 +3,7 @@
 # a veth pair between two network namespaces, run Debian's dpdk-testpmd with
 # our driver on one end (rxonly), send frames into the other end with
 # afxdp-gen, and print what testpmd received and at what rate.  Run as root.
+# (testpmd runs under stdbuf: its output goes to a file, read as it comes.)
 #
 # Usage: scripts/demo.sh [--seconds N] [--size BYTES] [--stock]
 #   --stock   run the same with Debian's stock net_af_xdp, for comparison
@@ -72,7 +73,7 @@ done
 
 say "dpdk-testpmd, rxonly on net_af_xdp0,iface=dut0 with $driver (core 1)"
 mkfifo "$work/cmd"
-ip netns exec "$dut_ns" dpdk-testpmd -l 0,1 --no-pci --no-huge -m 1024 \
+ip netns exec "$dut_ns" stdbuf -oL -eL dpdk-testpmd -l 0,1 --no-pci --no-huge -m 1024 \
 	--file-prefix "demo-$id" "${plugin_args[@]}" \
 	--log-level=pmd.net.af_xdp:info --vdev net_af_xdp0,iface=dut0 -- \
 	-i --forward-mode=rxonly --nb-cores=1 --rxd=2048 --txd=2048 --burst=64 \
@@ -103,6 +104,7 @@ gen_json=$(grep '^{' "$work/gen.out" | tail -n 1)
 echo "stop" >&3
 wait_for "CPU cycles/packet\|Done." 20
 echo "show port stats 0" >&3
+echo "show port xstats 0" >&3
 sleep 1
 echo "quit" >&3
 wait "$testpmd_pid" || true
@@ -126,4 +128,9 @@ print("  frames received by testpmd    %12d  (%.1f%% of sent)" % (rx, 100.0 * rx
 print("  missed (kernel: socket full)  %12d" % missed)
 print("  receive rate                  %12.2f Mpps" % (rx / gen.get("seconds", seconds) / 1e6))
 print("  testpmd core, cycles/packet   %12s  (userspace only; the kernel's receive work runs on the sender's core on veth)" % cpp)
+xstats = dict(re.findall(r"^(rx_q0_[a-z_]+): (\d+)$", log, re.M))
+if "rx_q0_full_batches" in xstats:
+    print("  driver: batches of 64 %s, shorter %s; kernel: dropped %s, Rx ring full %s, fill ring empty %s"
+          % (xstats["rx_q0_full_batches"], xstats["rx_q0_partial_batches"], xstats["rx_q0_dropped"],
+             xstats["rx_q0_ring_full"], xstats["rx_q0_fill_ring_empty_descs"]))
 EOF
