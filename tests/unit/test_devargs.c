@@ -60,6 +60,8 @@ test_defaults(void)
 	CHECK_EQ(da.use_pinned_map, 0);
 	CHECK(da.dp_path[0] == '\0', "dp_path %s", da.dp_path);
 	CHECK_EQ(da.mode, AF_XDP_ATTACH_AUTO);
+	CHECK_EQ(da.redirect, AF_XDP_REDIRECT_AUTO);
+	CHECK_EQ(da.redirect_given, 0);
 }
 
 static void
@@ -93,6 +95,14 @@ test_every_key(void)
 	CHECK(strcmp(da.dp_path, "/sys/fs/bpf/m") == 0, "dp_path %s", da.dp_path);
 	expect_ok("iface=a,use_cni=1,dp_path=/run/x.sock,busy_budget=0");
 	expect_ok("iface=a,shared_umem=0,force_copy=0,use_cni=0,use_pinned_map=0");
+	expect_ok("iface=a,redirect=direct");
+	CHECK_EQ(da.redirect, AF_XDP_REDIRECT_DIRECT);
+	CHECK_EQ(da.redirect_given, 1);
+	expect_ok("iface=a,redirect=map");
+	CHECK_EQ(da.redirect, AF_XDP_REDIRECT_MAP);
+	expect_ok("iface=a,redirect=auto");
+	CHECK_EQ(da.redirect, AF_XDP_REDIRECT_AUTO);
+	CHECK_EQ(da.redirect_given, 1);
 }
 
 static void
@@ -155,6 +165,8 @@ test_booleans_and_mode(void)
 	expect_error("iface=a,mode=bogus", "mode", "bogus");
 	expect_error("iface=a,mode=auto", "mode", "auto");
 	expect_error("iface=a,mode=", "mode", NULL);
+	expect_error("iface=a,redirect=xsk", "redirect", "xsk");
+	expect_error("iface=a,redirect=", "redirect", NULL);
 }
 
 static void
@@ -167,6 +179,9 @@ test_conflicts(void)
 	expect_error("iface=a,use_cni=1,busy_budget=32", "busy_budget", "use_cni");
 	expect_error("iface=a,use_pinned_map=1,mode=skb", "mode", "use_pinned_map");
 	expect_error("iface=a,dp_path=/x", "dp_path", "use_cni");
+	expect_error("iface=a,use_cni=1,redirect=map", "redirect", "use_cni");
+	expect_error("iface=a,use_pinned_map=1,redirect=direct", "redirect", "use_pinned_map");
+	expect_error("iface=a,xdp_prog=/etc/hostname,redirect=auto", "redirect", "xdp_prog");
 	expect_error("iface=a,use_cni=1,dp_path=", "dp_path", "needs a value");
 }
 

@@ -202,6 +202,11 @@ struct af_xdp_port {
 	/* Primary-only state. */
 	struct af_xdp_socket *socks[RTE_MAX_QUEUES_PER_PORT];
 	unsigned int nb_socks;
+	/* The built-in program's redirect, resolved at probe (AUTO: not ours). */
+	enum af_xdp_redirect redirect;
+	int32_t redirect_xsk_helper;	/* from the kernel's BTF, for afxdp_direct */
+	int32_t redirect_xsk_action;
+
 	struct af_xdp_prog_attachment *prog;
 	int xskmap_fd;			/* -1 when none */
 	struct af_xdp_lsc *lsc;		/* link change events, while started */
@@ -255,6 +260,18 @@ int af_xdp_iface_napi_id(int fd, unsigned int *napi_id);
 const char *af_xdp_iface_driver(const char *iface, char *buf, size_t len);
 
 /* af_xdp_prog.c */
+
+/* afxdp_direct's frames that did not go straight to a socket (its map's keys). */
+enum af_xdp_fallback {
+	AF_XDP_FALLBACK_VIA_MAP,	/* through the XSKMAP: not one socket on the queue */
+	AF_XDP_FALLBACK_PASSED,		/* to the kernel stack: no socket on the queue */
+	AF_XDP_FALLBACK_MAX,
+};
+
+int af_xdp_prog_choose_redirect(struct af_xdp_port *port);
+int af_xdp_prog_fallbacks_fd(const struct af_xdp_port *port);
+int af_xdp_prog_read_fallbacks(int fd, uint64_t counts[AF_XDP_FALLBACK_MAX]);
+void af_xdp_prog_reset_fallbacks(int fd);
 int af_xdp_prog_attach(struct af_xdp_port *port);
 void af_xdp_prog_detach(struct af_xdp_port *port);
 int af_xdp_prog_add_socket(struct af_xdp_port *port, uint32_t netdev_queue, int fd);
@@ -276,5 +293,6 @@ int af_xdp_cni_get_xskmap(const struct af_xdp_port *port);
 int af_xdp_mp_init_primary(void);
 void af_xdp_mp_uninit_primary(void);
 void af_xdp_mp_get_fds(const struct af_xdp_port *port, int *fds, uint16_t n);
+int af_xdp_mp_get_fallbacks_fd(const struct af_xdp_port *port);
 
 #endif /* AF_XDP_H */

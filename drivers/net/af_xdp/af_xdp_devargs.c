@@ -205,6 +205,38 @@ arg_mode(const char *key, const char *value, struct af_xdp_devargs *da,
 		    key, value);
 }
 
+static const char * const redirect_names[] = {
+	[AF_XDP_REDIRECT_AUTO] = "auto",
+	[AF_XDP_REDIRECT_DIRECT] = "direct",
+	[AF_XDP_REDIRECT_MAP] = "map",
+};
+
+const char *
+af_xdp_redirect_name(enum af_xdp_redirect redirect)
+{
+	if ((unsigned int)redirect >= RTE_DIM(redirect_names))
+		return "?";
+	return redirect_names[redirect];
+}
+
+static int
+arg_redirect(const char *key, const char *value, struct af_xdp_devargs *da,
+	     char *err, size_t len)
+{
+	unsigned int i;
+
+	for (i = 0; i < RTE_DIM(redirect_names); i++) {
+		if (strcmp(value, redirect_names[i]) == 0) {
+			da->redirect = (enum af_xdp_redirect)i;
+			da->redirect_given = true;
+			return 0;
+		}
+	}
+	return fail(err, len,
+		    "invalid %s '%s': expected auto (direct where the kernel has it), direct (bpf_redirect_xsk, patched kernel) or map (bpf_redirect_map)",
+		    key, value);
+}
+
 static const struct {
 	const char *key;
 	arg_parser_t parse;
@@ -220,6 +252,7 @@ static const struct {
 	{ AF_XDP_ARG_USE_PINNED_MAP, arg_use_pinned_map },
 	{ AF_XDP_ARG_DP_PATH, arg_dp_path },
 	{ AF_XDP_ARG_MODE, arg_mode },
+	{ AF_XDP_ARG_REDIRECT, arg_redirect },
 };
 
 static arg_parser_t
@@ -251,6 +284,7 @@ set_defaults(struct af_xdp_devargs *da)
 	da->queue_count = 1;
 	da->busy_budget = AF_XDP_DEFAULT_BUSY_BUDGET;
 	da->mode = AF_XDP_ATTACH_AUTO;
+	da->redirect = AF_XDP_REDIRECT_AUTO;
 }
 
 /* Rules between arguments, once each one is valid on its own. */
@@ -269,6 +303,10 @@ check_combinations(struct af_xdp_devargs *da, char *err, size_t len)
 	if (external_prog && da->xdp_prog[0] != '\0')
 		return fail(err, len, "%s cannot be combined with %s: the XDP program is loaded by someone else",
 			    AF_XDP_ARG_XDP_PROG, who);
+	if (da->redirect_given && (external_prog || da->xdp_prog[0] != '\0'))
+		return fail(err, len, "%s chooses how the built-in XDP program redirects; with %s the program is not ours: drop %s",
+			    AF_XDP_ARG_REDIRECT, da->xdp_prog[0] != '\0' ? AF_XDP_ARG_XDP_PROG : who,
+			    AF_XDP_ARG_REDIRECT);
 	if (external_prog && da->mode != AF_XDP_ATTACH_AUTO)
 		return fail(err, len, "%s cannot be combined with %s: the XDP program is attached by someone else",
 			    AF_XDP_ARG_MODE, who);

@@ -30,6 +30,7 @@
 #define AF_XDP_ARG_USE_PINNED_MAP	"use_pinned_map"
 #define AF_XDP_ARG_DP_PATH		"dp_path"
 #define AF_XDP_ARG_MODE			"mode"
+#define AF_XDP_ARG_REDIRECT		"redirect"
 
 /* The parameter string shown by dpdk-pmdinfo.py and in --help of apps. */
 #define AF_XDP_PARAMS_STRING \
@@ -43,7 +44,8 @@
 	AF_XDP_ARG_USE_CNI "=<0|1> " \
 	AF_XDP_ARG_USE_PINNED_MAP "=<0|1> " \
 	AF_XDP_ARG_DP_PATH "=<path> " \
-	AF_XDP_ARG_MODE "=<drv|skb|hw>"
+	AF_XDP_ARG_MODE "=<drv|skb|hw> " \
+	AF_XDP_ARG_REDIRECT "=<auto|direct|map>"
 
 /* Busy polling budget when busy_budget is not given (as the stock driver). */
 #define AF_XDP_DEFAULT_BUSY_BUDGET 64
@@ -60,6 +62,13 @@ enum af_xdp_attach_mode {
 	AF_XDP_ATTACH_HW,	/* offloaded to the NIC */
 };
 
+/* How the built-in program sends frames to the sockets. */
+enum af_xdp_redirect {
+	AF_XDP_REDIRECT_AUTO,	/* direct where the kernel has it, else map */
+	AF_XDP_REDIRECT_DIRECT,	/* bpf_redirect_xsk: XDP_REDIRECT_XSK, our patched kernel */
+	AF_XDP_REDIRECT_MAP,	/* bpf_redirect_map on the XSKMAP: every kernel */
+};
+
 struct af_xdp_devargs {
 	char iface[IFNAMSIZ];
 	uint32_t start_queue;
@@ -73,6 +82,8 @@ struct af_xdp_devargs {
 	bool use_pinned_map;
 	char dp_path[PATH_MAX];		/* resolved default when use_cni/use_pinned_map */
 	enum af_xdp_attach_mode mode;
+	enum af_xdp_redirect redirect;
+	bool redirect_given;
 };
 
 /*
@@ -84,5 +95,6 @@ int af_xdp_devargs_parse(const char *args, struct af_xdp_devargs *da,
 			 char *err, size_t err_len);
 
 const char *af_xdp_attach_mode_name(enum af_xdp_attach_mode mode);
+const char *af_xdp_redirect_name(enum af_xdp_redirect redirect);
 
 #endif /* AF_XDP_DEVARGS_H */

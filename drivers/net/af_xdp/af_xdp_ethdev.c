@@ -362,9 +362,13 @@ af_xdp_burst_mode(struct rte_eth_dev *dev, uint16_t qid, struct rte_eth_burst_mo
 	const struct af_xdp_socket *sock = qid < port->nb_socks ? port->socks[qid] : NULL;
 	const char *how = sock == NULL ? "not started" : sock->zero_copy ? "zero-copy" : "copy";
 
+	const char *steer = port->redirect == AF_XDP_REDIRECT_DIRECT ? ", steered by bpf_redirect_xsk" :
+			    port->redirect == AF_XDP_REDIRECT_MAP ? ", steered by bpf_redirect_map" : "";
+
 	if (rx)
 		snprintf(mode->info, sizeof(mode->info),
-			 "AF_XDP batched Rx, %d descriptors per batch, %s mode", AF_XDP_RX_BATCH, how);
+			 "AF_XDP batched Rx, %d descriptors per batch, %s mode%s", AF_XDP_RX_BATCH,
+			 how, steer);
 	else
 		snprintf(mode->info, sizeof(mode->info),
 			 "AF_XDP batched Tx, mbufs of the UMEM sent in place, %s mode", how);
@@ -774,12 +778,15 @@ af_xdp_probe(struct rte_vdev_device *vdev)
 	if (check_interface(name, &probe_port) != 0)
 		return -EINVAL;
 
+	strlcpy(probe_port.name, name, sizeof(probe_port.name));
+	if (af_xdp_prog_choose_redirect(&probe_port) != 0)
+		return -ENOTSUP;
+
 	dev = rte_eth_vdev_allocate(vdev, sizeof(*port));
 	if (dev == NULL)
 		return -ENOMEM;
 	port = dev->data->dev_private;
 	*port = probe_port;
-	strlcpy(port->name, name, sizeof(port->name));
 	port->port_id = dev->data->port_id;
 
 	dev->data->mac_addrs = rte_zmalloc("af_xdp_mac", sizeof(struct rte_ether_addr), 0);

@@ -26,6 +26,9 @@
 #define AF_XDP_MP_ACTION "af_xdp_direct_fds"
 #define AF_XDP_MP_TIMEOUT_S 1
 
+/* Socket descriptors from `first` on, or the program's counters map. */
+#define FDS_FALLBACKS_MAP UINT16_MAX
+
 struct fds_request {
 	char port[RTE_ETH_NAME_MAX_LEN];
 	uint16_t first;
@@ -53,7 +56,14 @@ send_fds(const struct rte_mp_msg *request, const void *peer)
 	msg.len_param = sizeof(*rep);
 	rep->first = req->first;
 	dev = request->len_param == sizeof(*req) ? rte_eth_dev_allocated(req->port) : NULL;
-	if (dev != NULL) {
+	if (dev != NULL && req->first == FDS_FALLBACKS_MAP) {
+		port = dev->data->dev_private;
+		if (af_xdp_prog_fallbacks_fd(port) >= 0) {
+			rep->count = 1;
+			rep->present[0] = 1;
+			msg.fds[msg.num_fds++] = af_xdp_prog_fallbacks_fd(port);
+		}
+	} else if (dev != NULL) {
 		port = dev->data->dev_private;
 		for (i = 0; i < RTE_MP_MAX_FD_NUM && req->first + i < port->nb_socks; i++) {
 			const struct af_xdp_socket *sock = port->socks[req->first + i];
@@ -117,15 +127,28 @@ get_some_fds(const struct af_xdp_port *port, uint16_t first, int *fds, uint16_t 
 	rep = (const void *)reply.msgs[0].param;
 	for (i = 0; i < rep->count && i < RTE_MP_MAX_FD_NUM; i++) {
 		int fd = rep->present[i] && k < reply.msgs[0].num_fds ? reply.msgs[0].fds[k++] : -1;
+		unsigned int slot = first == FDS_FALLBACKS_MAP ? (unsigned int)i : first + (unsigned int)i;
 
-		if (first + i < n)
-			fds[first + i] = fd;
+		if (slot < n)
+			fds[slot] = fd;
 		else if (fd >= 0)
 			close(fd);
 	}
 	count = rep->count;
 	free(reply.msgs);
 	return count;
+}
+
+int
+af_xdp_mp_get_fallbacks_fd(const struct af_xdp_port *port)
+{
+	int fd = -1;
+
+	/* Only the built-in direct program counts; nothing to ask otherwise. */
+	if (port->redirect != AF_XDP_REDIRECT_DIRECT)
+		return -1;
+	get_some_fds(port, FDS_FALLBACKS_MAP, &fd, 1);
+	return fd;
 }
 
 void

@@ -21,10 +21,12 @@
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <xdp/libxdp.h>
 
@@ -32,8 +34,15 @@
 #include <rte_string_fns.h>
 
 #include "af_xdp.h"
+#include "af_xdp_kernel.h"
 
 #define XSKMAP_NAME "xsks_map"
+#define FALLBACKS_MAP_NAME "afxdp_fallbacks"
+#define PROG_MAP_NAME "afxdp_map"
+#define PROG_DIRECT_NAME "afxdp_direct"
+#define ACTION_VAR_NAME "xdp_redirect_xsk_action"
+/* The helper number compiled into afxdp_direct's call, replaced at load. */
+#define REDIRECT_XSK_PLACEHOLDER 0x7fffa5a5
 
 /* The default program, built by clang with the project (bpf/). */
 extern const unsigned char af_xdp_bpf_obj[];
@@ -60,8 +69,10 @@ struct af_xdp_prog_attachment {
 	enum prog_origin origin;
 	char source[PATH_MAX];		/* xdp_prog or dp_path */
 	struct xdp_program *prog;	/* NULL when not attached by us */
+	struct bpf_object *obj;		/* the built-in object, which libxdp does not own */
 	enum xdp_attach_mode mode;
 	int xskmap_fd;
+	int fallbacks_fd;		/* afxdp_direct's counters, -1 otherwise */
 };
 
 static TAILQ_HEAD(, af_xdp_prog_attachment) attachments =
@@ -151,6 +162,7 @@ port_origin(const struct af_xdp_port *port)
 	return PROG_BUILTIN;
 }
 
+/* What, beyond the origin, ports sharing an interface must agree on. */
 static const char *
 port_source(const struct af_xdp_port *port)
 {
@@ -158,10 +170,51 @@ port_source(const struct af_xdp_port *port)
 	case PROG_USER:
 		return port->args.xdp_prog;
 	case PROG_BUILTIN:
-		return "";
+		return port->redirect == AF_XDP_REDIRECT_DIRECT ? PROG_DIRECT_NAME : PROG_MAP_NAME;
 	default:
 		return port->args.dp_path;
 	}
+}
+
+/*
+ * Resolve redirect=auto|direct|map against the running kernel, at probe.
+ * Only the built-in program has a choice; with the user's or someone
+ * else's program, port->redirect stays AUTO, meaning "not ours to say".
+ */
+int
+af_xdp_prog_choose_redirect(struct af_xdp_port *port)
+{
+	const struct af_xdp_kernel *k;
+
+	port->redirect = AF_XDP_REDIRECT_AUTO;
+	if (port_origin(port) != PROG_BUILTIN)
+		return 0;
+	if (port->args.redirect == AF_XDP_REDIRECT_MAP) {
+		port->redirect = AF_XDP_REDIRECT_MAP;
+		AF_XDP_PORT_LOG(INFO, port, "redirect: map (bpf_redirect_map), as %s=map asks",
+				AF_XDP_ARG_REDIRECT);
+		return 0;
+	}
+	k = af_xdp_kernel_probe();
+	if (k->has_direct) {
+		port->redirect = AF_XDP_REDIRECT_DIRECT;
+		port->redirect_xsk_helper = k->redirect_xsk_helper;
+		port->redirect_xsk_action = k->redirect_xsk_action;
+		AF_XDP_PORT_LOG(INFO, port, "redirect: direct (bpf_redirect_xsk), %s: %s",
+				port->args.redirect == AF_XDP_REDIRECT_DIRECT ?
+				"as redirect=direct asks" : "redirect=auto and", k->why);
+		return 0;
+	}
+	if (port->args.redirect == AF_XDP_REDIRECT_DIRECT) {
+		AF_XDP_PORT_LOG(ERR, port,
+				"%s=direct, but %s; use %s=auto or %s=map here, or boot the patched kernel (doc/guides/patched_kernel.rst)",
+				AF_XDP_ARG_REDIRECT, k->why, AF_XDP_ARG_REDIRECT, AF_XDP_ARG_REDIRECT);
+		return -ENOTSUP;
+	}
+	port->redirect = AF_XDP_REDIRECT_MAP;
+	AF_XDP_PORT_LOG(INFO, port, "redirect: map (bpf_redirect_map), redirect=auto and %s",
+			k->why);
+	return 0;
 }
 
 /* Largest queue index + 1 the map must hold: every queue the interface may have. */
@@ -233,38 +286,125 @@ find_xskmap(const struct af_xdp_port *port, struct xdp_program *prog, const char
 	return bpf_map__fd(map);
 }
 
-static struct xdp_program *
-open_builtin_program(const struct af_xdp_port *port)
+/* Put the running kernel's helper number into afxdp_direct's call. */
+static int
+set_redirect_xsk_helper(struct bpf_program *prog, int32_t helper)
+{
+	size_t i, n = bpf_program__insn_cnt(prog);
+	struct bpf_insn *insns = malloc(n * sizeof(*insns));
+	unsigned int patched = 0;
+	int ret;
+
+	if (insns == NULL)
+		return -ENOMEM;
+	memcpy(insns, bpf_program__insns(prog), n * sizeof(*insns));
+	for (i = 0; i < n; i++) {
+		if (insns[i].code == (BPF_JMP | BPF_CALL) && insns[i].src_reg == 0 &&
+		    insns[i].imm == REDIRECT_XSK_PLACEHOLDER) {
+			insns[i].imm = helper;
+			patched++;
+		}
+	}
+	ret = patched == 1 ? bpf_program__set_insns(prog, insns, n) : -ENOENT;
+	free(insns);
+	return ret;
+}
+
+/* Set the u32 global `name` of the object's .rodata before load. */
+static int
+set_rodata_u32(struct bpf_object *obj, const char *name, uint32_t value)
+{
+	const struct btf *btf = bpf_object__btf(obj);
+	const struct btf_var_secinfo *vs;
+	const struct btf_type *sec;
+	struct bpf_map *map;
+	const void *init;
+	size_t size;
+	void *data;
+	int id, i, ret = -ENOENT;
+
+	id = btf != NULL ? btf__find_by_name_kind(btf, ".rodata", BTF_KIND_DATASEC) : -1;
+	if (id < 0)
+		return -ENOENT;
+	bpf_object__for_each_map(map, obj)
+		if (bpf_map__is_internal(map) && strstr(bpf_map__name(map), ".rodata") != NULL)
+			break;
+	init = map != NULL ? bpf_map__initial_value(map, &size) : NULL;
+	if (init == NULL)
+		return -ENOENT;
+	sec = btf__type_by_id(btf, (uint32_t)id);
+	vs = btf_var_secinfos(sec);
+	for (i = 0; i < btf_vlen(sec); i++, vs++) {
+		const struct btf_type *var = btf__type_by_id(btf, vs->type);
+
+		if (strcmp(btf__name_by_offset(btf, var->name_off), name) != 0 ||
+		    vs->size != sizeof(value) || vs->offset + sizeof(value) > size)
+			continue;
+		data = malloc(size);
+		if (data == NULL)
+			return -ENOMEM;
+		memcpy(data, init, size);
+		memcpy((char *)data + vs->offset, &value, sizeof(value));
+		ret = bpf_map__set_initial_value(map, data, size);
+		free(data);
+		break;
+	}
+	return ret;
+}
+
+/*
+ * The built-in object, prepared for the redirect chosen at probe: only the
+ * chosen program is loaded; afxdp_direct gets the running kernel's helper
+ * number and action value first.
+ */
+static int
+open_builtin_program(const struct af_xdp_port *port, struct af_xdp_prog_attachment *att)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, opts, .object_name = "af_xdp_direct");
+	bool direct = port->redirect == AF_XDP_REDIRECT_DIRECT;
+	const char *name = direct ? PROG_DIRECT_NAME : PROG_MAP_NAME;
+	DECLARE_LIBXDP_OPTS(xdp_program_opts, xopts, .prog_name = name);
+	struct bpf_program *chosen, *other;
+	struct bpf_map *xskmap, *fallbacks;
 	struct xdp_program *prog;
 	struct bpf_object *obj;
-	struct bpf_map *map;
 
 	obj = bpf_object__open_mem(af_xdp_bpf_obj, af_xdp_bpf_obj_len, &opts);
 	if (obj == NULL) {
 		AF_XDP_PORT_LOG(ERR, port, "cannot open the built-in XDP object: %s",
 				strerror(errno));
-		return NULL;
+		return -EINVAL;
 	}
-	map = bpf_object__find_map_by_name(obj, XSKMAP_NAME);
-	if (map == NULL || bpf_map__set_max_entries(map, xskmap_entries(port)) != 0) {
-		AF_XDP_PORT_LOG(ERR, port, "cannot size the XSKMAP of the built-in program");
+	chosen = bpf_object__find_program_by_name(obj, name);
+	other = bpf_object__find_program_by_name(obj, direct ? PROG_MAP_NAME : PROG_DIRECT_NAME);
+	xskmap = bpf_object__find_map_by_name(obj, XSKMAP_NAME);
+	fallbacks = bpf_object__find_map_by_name(obj, FALLBACKS_MAP_NAME);
+	if (chosen == NULL || other == NULL || xskmap == NULL || fallbacks == NULL ||
+	    bpf_program__set_autoload(other, false) != 0 ||
+	    bpf_map__set_max_entries(xskmap, xskmap_entries(port)) != 0 ||
+	    (!direct && bpf_map__set_autocreate(fallbacks, false) != 0) ||
+	    (direct && set_redirect_xsk_helper(chosen, port->redirect_xsk_helper) != 0) ||
+	    (direct && set_rodata_u32(obj, ACTION_VAR_NAME,
+				      (uint32_t)port->redirect_xsk_action) != 0)) {
+		AF_XDP_PORT_LOG(ERR, port, "cannot prepare the built-in XDP program %s", name);
 		bpf_object__close(obj);
-		return NULL;
+		return -EINVAL;
 	}
-	prog = xdp_program__from_bpf_obj(obj, "xdp");
+	xopts.obj = obj;
+	prog = xdp_program__create(&xopts);
 	if (libxdp_get_error(prog)) {
-		AF_XDP_PORT_LOG(ERR, port, "libxdp refused the built-in program: %s",
+		AF_XDP_PORT_LOG(ERR, port, "libxdp refused the built-in program %s: %s", name,
 				strerror(-(int)libxdp_get_error(prog)));
 		bpf_object__close(obj);
-		return NULL;
+		return -EINVAL;
 	}
-	return prog;
+	att->prog = prog;
+	att->obj = obj;
+	return 0;
 }
 
-static struct xdp_program *
-open_user_program(const struct af_xdp_port *port)
+static int
+open_user_program(const struct af_xdp_port *port, struct af_xdp_prog_attachment *att)
 {
 	struct xdp_program *prog = xdp_program__open_file(port->args.xdp_prog, NULL, NULL);
 
@@ -272,9 +412,20 @@ open_user_program(const struct af_xdp_port *port)
 		AF_XDP_PORT_LOG(ERR, port, "cannot open %s=%s as an XDP object: %s",
 				AF_XDP_ARG_XDP_PROG, port->args.xdp_prog,
 				strerror(-(int)libxdp_get_error(prog)));
-		return NULL;
+		return -EINVAL;
 	}
-	return prog;
+	att->prog = prog;
+	return 0;
+}
+
+/* Close what open_*_program() opened; libxdp does not own our object. */
+static void
+close_program(struct af_xdp_prog_attachment *att)
+{
+	xdp_program__close(att->prog);
+	att->prog = NULL;
+	bpf_object__close(att->obj);
+	att->obj = NULL;
 }
 
 static void
@@ -301,28 +452,33 @@ attach_program(struct af_xdp_port *port, struct af_xdp_prog_attachment *att)
 	const char *what = att->origin == PROG_USER ? port->args.xdp_prog : "the built-in program";
 	int ret;
 
-	att->prog = att->origin == PROG_USER ? open_user_program(port) :
-		    open_builtin_program(port);
-	if (att->prog == NULL)
-		return -EINVAL;
+	ret = att->origin == PROG_USER ? open_user_program(port, att) :
+	      open_builtin_program(port, att);
+	if (ret != 0)
+		return ret;
 	ret = xdp_program__attach(att->prog, port->ifindex, libxdp_mode(port->args.mode), 0);
 	if (ret != 0) {
 		explain_attach_failure(port, ret);
-		xdp_program__close(att->prog);
-		att->prog = NULL;
+		close_program(att);
 		return ret;
 	}
 	log_attached(port, att);
 	ret = find_xskmap(port, att->prog, what);
 	if (ret < 0) {
 		xdp_program__detach(att->prog, port->ifindex, att->mode, 0);
-		xdp_program__close(att->prog);
-		att->prog = NULL;
+		close_program(att);
 		return ret;
 	}
-	/* Our own descriptor: the program's may go with the program. */
+	/* Our own descriptors: the program's go with the program. */
 	att->xskmap_fd = fcntl(ret, F_DUPFD_CLOEXEC, 0);
-	return att->xskmap_fd < 0 ? -errno : 0;
+	if (att->xskmap_fd < 0)
+		return -errno;
+	if (port->redirect == AF_XDP_REDIRECT_DIRECT) {
+		struct bpf_map *map = bpf_object__find_map_by_name(att->obj, FALLBACKS_MAP_NAME);
+
+		att->fallbacks_fd = fcntl(bpf_map__fd(map), F_DUPFD_CLOEXEC, 0);
+	}
+	return 0;
 }
 
 static int
@@ -400,6 +556,7 @@ af_xdp_prog_attach(struct af_xdp_port *port)
 	att->origin = port_origin(port);
 	strlcpy(att->source, port_source(port), sizeof(att->source));
 	att->xskmap_fd = -1;
+	att->fallbacks_fd = -1;
 	att->users = 1;
 	if (att->origin == PROG_BUILTIN || att->origin == PROG_USER)
 		ret = attach_program(port, att);
@@ -448,9 +605,11 @@ af_xdp_prog_detach(struct af_xdp_port *port)
 		else
 			AF_XDP_PORT_LOG(INFO, port, "XDP program detached from %s",
 					port->args.iface);
-		xdp_program__close(att->prog);
+		close_program(att);
 	}
 	close(att->xskmap_fd);
+	if (att->fallbacks_fd >= 0)
+		close(att->fallbacks_fd);
 	rte_free(att);
 }
 
@@ -465,6 +624,44 @@ bool
 af_xdp_prog_is_ours(const struct af_xdp_port *port)
 {
 	return port->prog != NULL && port->prog->prog != NULL;
+}
+
+/* afxdp_direct's counters: -1 when the direct program is not running. */
+int
+af_xdp_prog_fallbacks_fd(const struct af_xdp_port *port)
+{
+	return port->prog != NULL ? port->prog->fallbacks_fd : -1;
+}
+
+/* Sum afxdp_direct's per-CPU counters, in enum af_xdp_fallback order. */
+int
+af_xdp_prog_read_fallbacks(int fd, uint64_t counts[AF_XDP_FALLBACK_MAX])
+{
+	int cpus = libbpf_num_possible_cpus();
+	uint64_t per_cpu[RTE_MAX_LCORE];
+	uint32_t key;
+	int c;
+
+	memset(counts, 0, AF_XDP_FALLBACK_MAX * sizeof(counts[0]));
+	if (fd < 0 || cpus <= 0 || cpus > RTE_MAX_LCORE)
+		return -EINVAL;
+	for (key = 0; key < AF_XDP_FALLBACK_MAX; key++) {
+		if (bpf_map_lookup_elem(fd, &key, per_cpu) != 0)
+			return -errno;
+		for (c = 0; c < cpus; c++)
+			counts[key] += per_cpu[c];
+	}
+	return 0;
+}
+
+void
+af_xdp_prog_reset_fallbacks(int fd)
+{
+	uint64_t zeros[RTE_MAX_LCORE] = { 0 };
+	uint32_t key;
+
+	for (key = 0; fd >= 0 && key < AF_XDP_FALLBACK_MAX; key++)
+		(void)bpf_map_update_elem(fd, &key, zeros, BPF_ANY);
 }
 
 int

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include <rte_eal.h>
+#include <rte_string_fns.h>
 
 #include "af_xdp_stats.h"
 
@@ -59,6 +60,17 @@ static const struct xstat_def tx_kernel_xstats[] = {
 	KERNEL_STAT("ring_empty_descs", tx_ring_empty_descs),
 };
 
+/*
+ * Port-wide: whether the built-in program redirects with bpf_redirect_xsk,
+ * and what it counted of the frames that did not go straight to a socket
+ * (all queues of the interface, as the program is shared).
+ */
+static const char * const redirect_xstats[] = {
+	"rx_xdp_redirect_direct",
+	"rx_xdp_direct_fallback_via_map",
+	"rx_xdp_direct_fallback_passed",
+};
+
 #define NB_RX_XSTATS (RTE_DIM(rx_driver_xstats) + RTE_DIM(rx_kernel_xstats))
 #define NB_TX_XSTATS (RTE_DIM(tx_driver_xstats) + RTE_DIM(tx_kernel_xstats))
 
@@ -72,6 +84,7 @@ field(const void *base, size_t offset)
 struct socket_fds {
 	int fd[RTE_MAX_QUEUES_PER_PORT];
 	uint16_t n;
+	int fallbacks;		/* afxdp_direct's counters */
 	bool owned;		/* received from the primary: close them after use */
 };
 
@@ -87,8 +100,10 @@ get_socket_fds(struct rte_eth_dev *dev, struct socket_fds *fds)
 	fds->owned = rte_eal_process_type() != RTE_PROC_PRIMARY;
 	if (fds->owned) {
 		af_xdp_mp_get_fds(port, fds->fd, fds->n);
+		fds->fallbacks = af_xdp_mp_get_fallbacks_fd(port);
 		return;
 	}
+	fds->fallbacks = af_xdp_prog_fallbacks_fd(port);
 	for (i = 0; i < port->nb_socks && i < fds->n; i++)
 		if (port->socks[i] != NULL)
 			fds->fd[i] = port->socks[i]->fd;
@@ -104,6 +119,8 @@ put_socket_fds(struct socket_fds *fds)
 	for (i = 0; i < fds->n; i++)
 		if (fds->fd[i] >= 0)
 			close(fds->fd[i]);
+	if (fds->fallbacks >= 0)
+		close(fds->fallbacks);
 }
 
 static void
@@ -197,6 +214,7 @@ af_xdp_stats_reset(struct rte_eth_dev *dev)
 		for (k = 0; k < sizeof(ks) / sizeof(uint64_t); k++)
 			base[k] = 0 - cur[k];
 	}
+	af_xdp_prog_reset_fallbacks(fds.fallbacks);
 	put_socket_fds(&fds);
 	for (i = 0; i < dev->data->nb_rx_queues; i++) {
 		struct af_xdp_rx_queue *rxq = dev->data->rx_queues[i];
@@ -216,7 +234,8 @@ af_xdp_stats_reset(struct rte_eth_dev *dev)
 static unsigned int
 nb_xstats(const struct rte_eth_dev *dev)
 {
-	return dev->data->nb_rx_queues * NB_RX_XSTATS + dev->data->nb_tx_queues * NB_TX_XSTATS;
+	return dev->data->nb_rx_queues * NB_RX_XSTATS + dev->data->nb_tx_queues * NB_TX_XSTATS +
+	       RTE_DIM(redirect_xstats);
 }
 
 int
@@ -244,6 +263,8 @@ af_xdp_xstats_get_names(struct rte_eth_dev *dev, struct rte_eth_xstat_name *name
 			snprintf(names[k++].name, RTE_ETH_XSTATS_NAME_SIZE, "tx_q%u_%s", q,
 				 tx_kernel_xstats[j].name);
 	}
+	for (j = 0; j < RTE_DIM(redirect_xstats); j++)
+		strlcpy(names[k++].name, redirect_xstats[j], RTE_ETH_XSTATS_NAME_SIZE);
 	return (int)n;
 }
 
@@ -252,6 +273,7 @@ af_xdp_xstats_get(struct rte_eth_dev *dev, struct rte_eth_xstat *xstats, unsigne
 {
 	struct af_xdp_port *port = dev->data->dev_private;
 	unsigned int n = nb_xstats(dev), k = 0, j;
+	uint64_t fallbacks[AF_XDP_FALLBACK_MAX];
 	struct socket_fds fds;
 	uint16_t q;
 
@@ -280,6 +302,12 @@ af_xdp_xstats_get(struct rte_eth_dev *dev, struct rte_eth_xstat *xstats, unsigne
 		for (j = 0; j < RTE_DIM(tx_kernel_xstats); j++, k++)
 			xstats[k] = (struct rte_eth_xstat) { k, field(&ks, tx_kernel_xstats[j].offset) };
 	}
+	af_xdp_prog_read_fallbacks(fds.fallbacks, fallbacks);
+	xstats[k] = (struct rte_eth_xstat) { k, port->redirect == AF_XDP_REDIRECT_DIRECT };
+	k++;
+	xstats[k] = (struct rte_eth_xstat) { k, fallbacks[AF_XDP_FALLBACK_VIA_MAP] };
+	k++;
+	xstats[k] = (struct rte_eth_xstat) { k, fallbacks[AF_XDP_FALLBACK_PASSED] };
 	put_socket_fds(&fds);
 	return (int)n;
 }

@@ -3,19 +3,31 @@
  */
 
 /*
- * The XDP program the PMD attaches when the user gives none: every frame of
- * a queue that has one of our sockets goes to it, any other frame goes on
- * to the kernel stack.  The flags argument of bpf_redirect_map() is the
- * action on a map miss, so no separate lookup is needed.
+ * The XDP programs the PMD attaches when the user gives none.  Built with
+ * the project (clang -target bpf, with BTF) and embedded in the plugin:
+ * nothing is compiled at run time.  One of them is loaded:
  *
- * Built with the project (clang -target bpf) and embedded in the plugin:
- * nothing is compiled at run time.  The XSKMAP is sized at load to the
- * interface's queue count.
+ * afxdp_map     every kernel: a frame of a queue with one of our sockets
+ *               goes to it through the XSKMAP, any other frame on to the
+ *               kernel stack.  The flags argument of bpf_redirect_map() is
+ *               the action on a map miss: no separate lookup.
+ *
+ * afxdp_direct  our patched kernel: bpf_redirect_xsk() answers
+ *               XDP_REDIRECT_XSK when the queue has exactly one socket with
+ *               an Rx ring, which the kernel then finds through its
+ *               netdev_rx_queue (no XSKMAP lookup, no bpf_redirect_info);
+ *               otherwise it behaves as bpf_redirect_map().  Frames that
+ *               did not go the direct way are counted.
+ *
+ * Neither the helper's number nor the action's value is written here: the
+ * PMD reads both from the running kernel's BTF and sets them before load
+ * (the call's placeholder number, and xdp_redirect_xsk_action).
  */
 
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 
+/* Sized at load to the interface's queue count. */
 struct {
 	__uint(type, BPF_MAP_TYPE_XSKMAP);
 	__uint(max_entries, 1);
@@ -23,10 +35,42 @@ struct {
 	__type(value, __u32);
 } xsks_map SEC(".maps");
 
+/* afxdp_direct's frames that did not go straight to a socket. */
+enum { FALLBACK_VIA_MAP, FALLBACK_PASSED, FALLBACK_MAX };
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, FALLBACK_MAX);
+	__type(key, __u32);
+	__type(value, __u64);
+} afxdp_fallbacks SEC(".maps");
+
+/* The running kernel's XDP_REDIRECT_XSK, set before load. */
+const volatile __u32 xdp_redirect_xsk_action = 0xffffffff;
+
+/* Replaced before load by the running kernel's BPF_FUNC_redirect_xsk. */
+#define REDIRECT_XSK_PLACEHOLDER 0x7fffa5a5
+static long (*bpf_redirect_xsk)(struct xdp_md *ctx, void *map, __u32 key, __u64 flags) =
+	(void *)REDIRECT_XSK_PLACEHOLDER;
+
 SEC("xdp")
 int afxdp_map(struct xdp_md *ctx)
 {
 	return bpf_redirect_map(&xsks_map, ctx->rx_queue_index, XDP_PASS);
+}
+
+SEC("xdp")
+int afxdp_direct(struct xdp_md *ctx)
+{
+	long act = bpf_redirect_xsk(ctx, &xsks_map, ctx->rx_queue_index, XDP_PASS);
+
+	if (act != xdp_redirect_xsk_action) {
+		__u32 key = act == XDP_REDIRECT ? FALLBACK_VIA_MAP : FALLBACK_PASSED;
+		__u64 *n = bpf_map_lookup_elem(&afxdp_fallbacks, &key);
+
+		if (n != NULL)
+			(*n)++;
+	}
+	return act;
 }
 
 char _license[] SEC("license") = "Dual BSD/GPL";

@@ -1,0 +1,219 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The af_xdp_direct authors
+ */
+
+/*
+ * What the running kernel offers: the direct-socket redirect of our patched
+ * kernel (helper bpf_redirect_xsk, action XDP_REDIRECT_XSK), asked of the
+ * kernel itself and never assumed from a number.
+ *
+ * Three steps, each a proof the previous cannot give:
+ *   1. BTF: the values of BPF_FUNC_redirect_xsk in enum bpf_func_id and of
+ *      XDP_REDIRECT_XSK in enum xdp_action, from /sys/kernel/btf/vmlinux.
+ *      Mainline reuses the 2021 RFC's numbers for other things (helper 181
+ *      is bpf_loop), so only the names are trusted.
+ *   2. The verifier: a minimal XDP program calling that helper on an XSKMAP
+ *      must load.
+ *   3. A test run of that program on a frame: with no socket bound, the
+ *      helper must fall back to bpf_redirect_map's answer for a miss, which
+ *      the program asks to be XDP_PASS.
+ * The answer is computed once per process.
+ */
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <linux/bpf.h>
+#include <linux/btf.h>
+
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+
+#include <rte_common.h>
+
+#include "af_xdp.h"
+#include "af_xdp_kernel.h"
+
+/* Look value_name up among the enumerators of the enum called enum_name. */
+int
+af_xdp_btf_enum_value(const struct btf *btf, const char *enum_name,
+		      const char *value_name, int64_t *value)
+{
+	const struct btf_type *t;
+	int id, i;
+
+	id = btf__find_by_name_kind(btf, enum_name, BTF_KIND_ENUM);
+	if (id < 0)
+		id = btf__find_by_name_kind(btf, enum_name, BTF_KIND_ENUM64);
+	if (id < 0)
+		return -ENOENT;
+	t = btf__type_by_id(btf, (uint32_t)id);
+	for (i = 0; i < btf_vlen(t); i++) {
+		const char *name;
+		int64_t v;
+
+		if (btf_is_enum64(t)) {
+			const struct btf_enum64 *e = &btf_enum64(t)[i];
+
+			name = btf__name_by_offset(btf, e->name_off);
+			v = (int64_t)btf_enum64_value(e);
+		} else {
+			const struct btf_enum *e = &btf_enum(t)[i];
+
+			name = btf__name_by_offset(btf, e->name_off);
+			v = e->val;
+		}
+		if (name != NULL && strcmp(name, value_name) == 0) {
+			*value = v;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+int
+af_xdp_kernel_from_btf(const struct btf *btf, struct af_xdp_kernel *k)
+{
+	int64_t helper, action;
+
+	k->redirect_xsk_helper = -1;
+	k->redirect_xsk_action = -1;
+	if (af_xdp_btf_enum_value(btf, "bpf_func_id", "BPF_FUNC_redirect_xsk", &helper) != 0) {
+		snprintf(k->why, sizeof(k->why),
+			 "the kernel has no bpf_redirect_xsk (BPF_FUNC_redirect_xsk is not in its BTF): a kernel without the direct-socket redirect");
+		return -ENOENT;
+	}
+	if (af_xdp_btf_enum_value(btf, "xdp_action", "XDP_REDIRECT_XSK", &action) != 0) {
+		snprintf(k->why, sizeof(k->why),
+			 "the kernel's BTF has BPF_FUNC_redirect_xsk (%" PRId64 ") but no XDP_REDIRECT_XSK action: not the design we know",
+			 helper);
+		return -ENOENT;
+	}
+	if (helper <= 0 || helper > INT32_MAX || action <= XDP_REDIRECT || action > INT32_MAX) {
+		snprintf(k->why, sizeof(k->why),
+			 "the kernel's BTF gives implausible values: BPF_FUNC_redirect_xsk %" PRId64 ", XDP_REDIRECT_XSK %" PRId64,
+			 helper, action);
+		return -ERANGE;
+	}
+	k->redirect_xsk_helper = (int32_t)helper;
+	k->redirect_xsk_action = (int32_t)action;
+	return 0;
+}
+
+static struct bpf_insn
+insn(uint8_t code, uint8_t dst, uint8_t src, int16_t off, int32_t imm)
+{
+	return (struct bpf_insn) { .code = code, .dst_reg = dst, .src_reg = src,
+				   .off = off, .imm = imm };
+}
+
+/*
+ * r0 = bpf_redirect_xsk(ctx, xskmap, 0, XDP_PASS); return r0;
+ * Returns the program fd, or -errno with the verifier's first words in why.
+ */
+static int
+load_probe_program(int map_fd, int32_t helper, char *why, size_t why_len)
+{
+	char log[4096] = "";
+	LIBBPF_OPTS(bpf_prog_load_opts, opts, .log_buf = log, .log_size = sizeof(log),
+		    .log_level = 1);
+	const struct bpf_insn insns[] = {
+		insn(BPF_LD | BPF_DW | BPF_IMM, BPF_REG_2, BPF_PSEUDO_MAP_FD, 0, map_fd),
+		insn(0, 0, 0, 0, 0),
+		insn(BPF_ALU64 | BPF_MOV | BPF_K, BPF_REG_3, 0, 0, 0),
+		insn(BPF_ALU64 | BPF_MOV | BPF_K, BPF_REG_4, 0, 0, XDP_PASS),
+		insn(BPF_JMP | BPF_CALL, 0, 0, 0, helper),
+		insn(BPF_JMP | BPF_EXIT, 0, 0, 0, 0),
+	};
+	int fd;
+	char *nl;
+
+	fd = bpf_prog_load(BPF_PROG_TYPE_XDP, "afxdp_probe", "Dual BSD/GPL", insns,
+			   RTE_DIM(insns), &opts);
+	if (fd >= 0)
+		return fd;
+	fd = -errno;
+	/* The verifier's verdict is its last line. */
+	while ((nl = strrchr(log, '\n')) != NULL && nl[1] == '\0')
+		*nl = '\0';
+	nl = strrchr(log, '\n');
+	snprintf(why, why_len, "the verifier refused a program calling bpf_redirect_xsk (helper %d) on an XSKMAP: %s%s%s",
+		 helper, strerror(-fd), log[0] ? ": " : "", nl != NULL ? nl + 1 : log);
+	return fd;
+}
+
+/* Minimal Ethernet frame for the test run. */
+static const uint8_t probe_frame[64] = {
+	0x02, 0, 0, 0, 0, 1, 0x02, 0, 0, 0, 0, 2, 0x88, 0xb5,
+};
+
+static int
+check_kernel(struct af_xdp_kernel *k)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, run, .data_in = probe_frame,
+		    .data_size_in = sizeof(probe_frame), .repeat = 1);
+	int map_fd, prog_fd, ret;
+	struct btf *btf;
+
+	btf = btf__load_vmlinux_btf();
+	if (btf == NULL) {
+		snprintf(k->why, sizeof(k->why),
+			 "the kernel exposes no BTF (/sys/kernel/btf/vmlinux: %s): cannot look bpf_redirect_xsk up",
+			 strerror(errno));
+		return -ENOENT;
+	}
+	ret = af_xdp_kernel_from_btf(btf, k);
+	btf__free(btf);
+	if (ret != 0)
+		return ret;
+
+	map_fd = bpf_map_create(BPF_MAP_TYPE_XSKMAP, "afxdp_probe", sizeof(uint32_t),
+				sizeof(uint32_t), 1, NULL);
+	if (map_fd < 0) {
+		ret = -errno;
+		snprintf(k->why, sizeof(k->why), "cannot create an XSKMAP to probe the helper: %s%s",
+			 strerror(-ret), ret == -EPERM ? " (needs CAP_BPF: run as root)" : "");
+		return ret;
+	}
+	prog_fd = load_probe_program(map_fd, k->redirect_xsk_helper, k->why, sizeof(k->why));
+	close(map_fd);
+	if (prog_fd < 0)
+		return prog_fd;
+	ret = bpf_prog_test_run_opts(prog_fd, &run);
+	close(prog_fd);
+	if (ret != 0) {
+		ret = -errno;
+		snprintf(k->why, sizeof(k->why), "a test run of bpf_redirect_xsk failed: %s",
+			 strerror(-ret));
+		return ret;
+	}
+	if (run.retval != XDP_PASS) {
+		snprintf(k->why, sizeof(k->why),
+			 "a test run of bpf_redirect_xsk with no socket returned %u, not the fallback XDP_PASS (%u)",
+			 run.retval, XDP_PASS);
+		return -EPROTO;
+	}
+	snprintf(k->why, sizeof(k->why),
+		 "the kernel has bpf_redirect_xsk (helper %d in its BTF, action XDP_REDIRECT_XSK = %d); the verifier accepts it on an XSKMAP and a test run falls back to the map",
+		 k->redirect_xsk_helper, k->redirect_xsk_action);
+	return 0;
+}
+
+const struct af_xdp_kernel *
+af_xdp_kernel_probe(void)
+{
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	static struct af_xdp_kernel kernel;
+
+	pthread_mutex_lock(&lock);
+	if (!kernel.probed) {
+		kernel.has_direct = check_kernel(&kernel) == 0;
+		kernel.probed = true;
+		AF_XDP_LOG(DEBUG, "%s", kernel.why);
+	}
+	pthread_mutex_unlock(&lock);
+	return &kernel;
+}

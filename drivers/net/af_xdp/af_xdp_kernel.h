@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The af_xdp_direct authors
+ */
+
+#ifndef AF_XDP_KERNEL_H
+#define AF_XDP_KERNEL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct btf;
+
+/* What the running kernel offers for the direct-socket redirect. */
+struct af_xdp_kernel {
+	bool probed;
+	bool has_direct;		/* bpf_redirect_xsk found, loads and falls back */
+	int32_t redirect_xsk_helper;	/* BPF_FUNC_redirect_xsk, -1 if absent */
+	int32_t redirect_xsk_action;	/* XDP_REDIRECT_XSK, -1 if absent */
+	char why[320];			/* one sentence: what was found, or what is missing */
+};
+
+/* The value of enumerator value_name of enum enum_name in btf. */
+int af_xdp_btf_enum_value(const struct btf *btf, const char *enum_name,
+			  const char *value_name, int64_t *value);
+
+/* Step 1 only, on any BTF: fills the numbers, or why they are missing. */
+int af_xdp_kernel_from_btf(const struct btf *btf, struct af_xdp_kernel *k);
+
+/* All three steps on the running kernel, once per process. */
+const struct af_xdp_kernel *af_xdp_kernel_probe(void);
+
+#endif /* AF_XDP_KERNEL_H */

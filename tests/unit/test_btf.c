@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The af_xdp_direct authors
+ */
+
+/*
+ * The BTF look-up of the direct-socket redirect, on BTF blobs built here:
+ * one with the names (as our patched kernel has them), one without (as a
+ * stock kernel, where 181 is bpf_loop), and the ways a blob can be wrong.
+ * Each blob goes through its raw bytes and back, as the kernel's would.
+ */
+
+#include <string.h>
+
+#include <bpf/btf.h>
+
+#include "af_xdp_kernel.h"
+#include "unit_test.h"
+
+struct enumerator {
+	const char *name;
+	int64_t value;
+};
+
+static void
+add_enum(struct btf *btf, const char *name, const struct enumerator *e, bool wide)
+{
+	int id = wide ? btf__add_enum64(btf, name, 8, false) : btf__add_enum(btf, name, 4);
+
+	CHECK(id > 0, "add enum %s", name);
+	for (; e->name != NULL; e++)
+		CHECK((wide ? btf__add_enum64_value(btf, e->name, (uint64_t)e->value) :
+		       btf__add_enum_value(btf, e->name, e->value)) == 0, "add %s", e->name);
+}
+
+static const struct enumerator stock_helpers[] = {
+	{ "BPF_FUNC_unspec", 0 }, { "BPF_FUNC_map_lookup_elem", 1 },
+	{ "BPF_FUNC_redirect_map", 51 }, { "BPF_FUNC_loop", 181 },
+	{ "BPF_FUNC_user_ringbuf_drain", 209 }, { "__BPF_FUNC_MAX_ID", 212 }, { NULL, 0 },
+};
+static const struct enumerator patched_helpers[] = {
+	{ "BPF_FUNC_unspec", 0 }, { "BPF_FUNC_redirect_map", 51 }, { "BPF_FUNC_loop", 181 },
+	{ "BPF_FUNC_user_ringbuf_drain", 209 }, { "BPF_FUNC_cgrp_storage_get", 210 },
+	{ "BPF_FUNC_cgrp_storage_delete", 211 }, { "BPF_FUNC_redirect_xsk", 212 },
+	{ "__BPF_FUNC_MAX_ID", 213 }, { NULL, 0 },
+};
+static const struct enumerator stock_actions[] = {
+	{ "XDP_ABORTED", 0 }, { "XDP_DROP", 1 }, { "XDP_PASS", 2 }, { "XDP_TX", 3 },
+	{ "XDP_REDIRECT", 4 }, { NULL, 0 },
+};
+static const struct enumerator patched_actions[] = {
+	{ "XDP_ABORTED", 0 }, { "XDP_DROP", 1 }, { "XDP_PASS", 2 }, { "XDP_TX", 3 },
+	{ "XDP_REDIRECT", 4 }, { "XDP_REDIRECT_XSK", 5 }, { NULL, 0 },
+};
+
+/* Serialize and parse back: the look-up sees what a kernel would give. */
+static struct btf *
+round_trip(struct btf *built)
+{
+	uint32_t size = 0;
+	const void *raw = btf__raw_data(built, &size);
+	struct btf *parsed = raw != NULL ? btf__new(raw, size) : NULL;
+
+	CHECK(parsed != NULL, "BTF blob does not parse back");
+	btf__free(built);
+	return parsed;
+}
+
+static int
+lookup(const struct enumerator *helpers, const struct enumerator *actions, bool wide,
+       struct af_xdp_kernel *k)
+{
+	struct btf *btf = btf__new_empty();
+	int ret;
+
+	CHECK(btf__add_int(btf, "int", 4, BTF_INT_SIGNED) > 0, "add int");
+	if (helpers != NULL)
+		add_enum(btf, "bpf_func_id", helpers, wide);
+	if (actions != NULL)
+		add_enum(btf, "xdp_action", actions, false);
+	btf = round_trip(btf);
+	memset(k, 0, sizeof(*k));
+	ret = af_xdp_kernel_from_btf(btf, k);
+	btf__free(btf);
+	return ret;
+}
+
+static void
+test_patched_kernel(void)
+{
+	struct af_xdp_kernel k;
+
+	CHECK_EQ(lookup(patched_helpers, patched_actions, false, &k), 0);
+	CHECK_EQ(k.redirect_xsk_helper, 212);
+	CHECK_EQ(k.redirect_xsk_action, 5);
+	/* The same as a 64-bit enum. */
+	CHECK_EQ(lookup(patched_helpers, patched_actions, true, &k), 0);
+	CHECK_EQ(k.redirect_xsk_helper, 212);
+}
+
+static void
+test_stock_kernel(void)
+{
+	struct af_xdp_kernel k;
+
+	CHECK(lookup(stock_helpers, stock_actions, false, &k) != 0, "stock kernel accepted");
+	CHECK_EQ(k.redirect_xsk_helper, -1);
+	CHECK_EQ(k.redirect_xsk_action, -1);
+	CHECK(strstr(k.why, "BPF_FUNC_redirect_xsk is not in its BTF") != NULL, "why: %s", k.why);
+	/* No enum at all. */
+	CHECK(lookup(NULL, NULL, false, &k) != 0, "empty BTF accepted");
+}
+
+static void
+test_inconsistent(void)
+{
+	static const struct enumerator elsewhere[] = {
+		{ "BPF_FUNC_redirect_xsk", 7 }, { NULL, 0 },
+	};
+	static const struct enumerator bad_action[] = {
+		{ "XDP_PASS", 2 }, { "XDP_REDIRECT", 4 }, { "XDP_REDIRECT_XSK", 3 }, { NULL, 0 },
+	};
+	struct btf *btf = btf__new_empty();
+	struct af_xdp_kernel k;
+	int64_t v;
+
+	/* The helper without the action: not the design we know. */
+	CHECK(lookup(patched_helpers, stock_actions, false, &k) != 0, "accepted without action");
+	CHECK(strstr(k.why, "no XDP_REDIRECT_XSK") != NULL, "why: %s", k.why);
+	/* An action value that collides with an existing one. */
+	CHECK(lookup(patched_helpers, bad_action, false, &k) != 0, "accepted a colliding action");
+	CHECK(strstr(k.why, "implausible") != NULL, "why: %s", k.why);
+	/* The name in another enum does not count. */
+	add_enum(btf, "some_other_enum", elsewhere, false);
+	add_enum(btf, "bpf_func_id", stock_helpers, false);
+	btf = round_trip(btf);
+	CHECK(af_xdp_btf_enum_value(btf, "bpf_func_id", "BPF_FUNC_redirect_xsk", &v) != 0,
+	      "found in the wrong enum");
+	CHECK(af_xdp_btf_enum_value(btf, "bpf_func_id", "BPF_FUNC_loop", &v) == 0 && v == 181,
+	      "BPF_FUNC_loop");
+	btf__free(btf);
+}
+
+int
+main(void)
+{
+	RUN(test_patched_kernel);
+	RUN(test_stock_kernel);
+	RUN(test_inconsistent);
+	return unit_summary();
+}
