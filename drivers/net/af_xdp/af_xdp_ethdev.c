@@ -361,7 +361,6 @@ af_xdp_burst_mode(struct rte_eth_dev *dev, uint16_t qid, struct rte_eth_burst_mo
 	struct af_xdp_port *port = port_of(dev);
 	const struct af_xdp_socket *sock = qid < port->nb_socks ? port->socks[qid] : NULL;
 	const char *how = sock == NULL ? "not started" : sock->zero_copy ? "zero-copy" : "copy";
-
 	const char *steer = port->redirect == AF_XDP_REDIRECT_DIRECT ? ", steered by bpf_redirect_xsk" :
 			    port->redirect == AF_XDP_REDIRECT_MAP ? ", steered by bpf_redirect_map" : "";
 
