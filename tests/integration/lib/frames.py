@@ -14,8 +14,12 @@ Two kinds:
        minimum 70 bytes.
 
 Used as a library by the tests, and as a script run inside a network namespace
-(`ip netns exec NS python3 frames.py send|capture ...`) that prints one JSON
-object with its results on stdout (`capture` first prints READY once bound).
+(`ip netns exec NS python3 frames.py send|capture|sniff ...`) that prints one
+JSON object with its results on stdout (`capture` and `sniff` first print READY
+once bound). `send --rate R` paces the frames (R per second: background
+traffic that leaves the cores to the device under test); `sniff` records the
+length and ethertype of the first frames of any kind (traffic the tests did not
+build, e.g. testpmd's txonly).
 Sizes are whole frames without FCS, as AF_PACKET and AF_XDP see them.
 """
 
@@ -203,14 +207,25 @@ def expected_bytes(count, sizes):
     return sum(size_of(s, sizes) for s in range(count))
 
 
-def send(iface, kind, src, dst, tag, count, sizes, flows=1):
-    """Send `count` frames; retries a frame the device could not queue."""
+# Paced sending: sleep once the sender is this far ahead of its schedule
+# (one sleep per several frames: a sleep costs more than a frame).
+PACE_AHEAD_S = 0.002
+
+
+def send(iface, kind, src, dst, tag, count, sizes, flows=1, rate=0):
+    """Send `count` frames; retries a frame the device could not queue.
+    With `rate` > 0, at most `rate` frames per second."""
     sock = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, 0)
     sock.bind((iface, 0))
     retries = 0
     sent_bytes = 0
+    t0 = time.monotonic()
     try:
         for seq in range(count):
+            if rate > 0:
+                ahead = t0 + seq / rate - time.monotonic()
+                if ahead > PACE_AHEAD_S:
+                    time.sleep(ahead)
             frame = build(kind, seq, size_of(seq, sizes), src, dst, tag, flow_of(seq, flows))
             tries = 0
             while True:
@@ -274,37 +289,74 @@ def capture(iface, verifier, timeout, settle, ready=None):
     return res
 
 
+def sniff(iface, count, timeout, ready=None):
+    """The length, ethertype and addresses of the first `count` frames of any
+    kind received on `iface` (within `timeout` seconds)."""
+    sock = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(ETH_P_ALL))
+    sock.bind((iface, 0))
+    while select.select([sock], [], [], 0)[0]:
+        sock.recv(65536)
+    if ready:
+        ready()
+    seen = []
+    deadline = time.monotonic() + timeout
+    try:
+        while len(seen) < count:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([sock], [], [], left)[0]:
+                break
+            frame, addr = sock.recvfrom(65536)
+            if addr[2] == PACKET_OUTGOING:
+                continue
+            ethertype = struct.unpack("!H", frame[12:14])[0] if len(frame) >= 14 else None
+            seen.append({"length": len(frame), "ethertype": ethertype,
+                         "dst": ":".join("%02x" % b for b in frame[0:6]),
+                         "src": ":".join("%02x" % b for b in frame[6:12])})
+    finally:
+        sock.close()
+    return {"frames": seen}
+
+
 def _sizes(text):
     return [int(s) for s in text.split(",") if s]
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("mode", choices=["send", "capture"])
+    ap.add_argument("mode", choices=["send", "capture", "sniff"])
     ap.add_argument("--iface", required=True)
     ap.add_argument("--kind", choices=["raw", "udp"], default="raw")
-    ap.add_argument("--src", required=True, help="source MAC written in the frames")
-    ap.add_argument("--dst", required=True, help="destination MAC written in the frames")
-    ap.add_argument("--tag", required=True, help="run tag that marks this stream")
+    ap.add_argument("--src", help="source MAC written in the frames (send, capture)")
+    ap.add_argument("--dst", help="destination MAC written in the frames (send, capture)")
+    ap.add_argument("--tag", help="run tag that marks this stream (send, capture)")
     ap.add_argument("--count", type=int, required=True)
-    ap.add_argument("--sizes", type=_sizes, required=True, help="comma-separated frame sizes")
+    ap.add_argument("--sizes", type=_sizes, help="comma-separated frame sizes (send, capture)")
     ap.add_argument("--flows", type=int, default=1)
+    ap.add_argument("--rate", type=float, default=0,
+                    help="send: frames per second (default: as fast as the device takes them)")
     ap.add_argument("--timeout", type=float, default=20.0, help="capture: give up after")
     ap.add_argument("--settle", type=float, default=0.5,
                     help="capture: keep listening this long after the last expected frame")
     a = ap.parse_args(argv)
+
+    def ready():
+        sys.stdout.write("READY\n")
+        sys.stdout.flush()
+    if a.mode == "sniff":
+        sys.stdout.write(json.dumps(sniff(a.iface, a.count, a.timeout, ready)) + "\n")
+        sys.stdout.flush()
+        return 0
+    for opt in ("src", "dst", "tag", "sizes"):
+        if getattr(a, opt) is None:
+            ap.error("%s needs --%s" % (a.mode, opt))
     src, dst, tag = mac_bytes(a.src), mac_bytes(a.dst), tag_bytes(a.tag)
     for s in a.sizes:
         if s < MIN_SIZE[a.kind]:
             ap.error("%s frames need at least %d bytes, got %d" % (a.kind, MIN_SIZE[a.kind], s))
     if a.mode == "send":
-        res = send(a.iface, a.kind, src, dst, tag, a.count, a.sizes, a.flows)
+        res = send(a.iface, a.kind, src, dst, tag, a.count, a.sizes, a.flows, a.rate)
     else:
         ver = Verifier(a.kind, src, dst, tag, a.sizes, a.flows, a.count)
-
-        def ready():
-            sys.stdout.write("READY\n")
-            sys.stdout.flush()
         res = capture(a.iface, ver, a.timeout, a.settle, ready)
     sys.stdout.write(json.dumps(res) + "\n")
     sys.stdout.flush()

@@ -31,6 +31,9 @@ QUIT_TIMEOUT = 30
 QUIT_GRACE = 10          # ending testpmd: `quit`, then SIGTERM, then SIGKILL
 KILL_GRACE = 5
 TRANSCRIPT_TAIL = 6000   # characters shown on failure
+# EAL option: the driver's informational lines (XDP mode, copy/zero-copy, UMEM
+# footprint per queue) in the output.
+LOG_INFO = "--log-level=pmd.net.af_xdp:info"
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b[78=>]")
 _ANSI_PARTIAL = re.compile(r"\x1b(\[[0-9;?]*)?$")
@@ -344,6 +347,24 @@ class TestPmd:
         info = parse_colon_lines(out)
         if "Link status" not in info:
             raise TestPmdError("%s: cannot parse `show port info %d`:\n%s" % (self.label, port, out))
+        return info
+
+    def mempool(self, name):
+        """`dump_mempool <name>`: {'size', 'populated_size', 'cache_size',
+        'total_cache_count', 'common_pool_count', 'avail'}. `avail` is what
+        rte_mempool_avail_count() returns: the common pool plus every lcore's
+        cache (an mbuf in a cache is free, though not in the common pool)."""
+        out = self.cmd("dump_mempool %s" % name)
+        info = {}
+        for key in ("size", "populated_size", "cache_size", "total_cache_count",
+                    "common_pool_count"):
+            m = re.search(r"^\s*%s=(\d+)\s*$" % key, out, re.M)
+            if m:
+                info[key] = int(m.group(1))
+        if "size" not in info or "common_pool_count" not in info:
+            raise TestPmdError("%s: cannot parse `dump_mempool %s`:\n%s" % (self.label, name, out))
+        info.setdefault("total_cache_count", 0)     # a pool without caches lists none
+        info["avail"] = info["common_pool_count"] + info["total_cache_count"]
         return info
 
     def port_count(self):

@@ -79,6 +79,18 @@ class Iface:
             return json.dumps(x)
         return None
 
+    def xdp_word(self):
+        """What `ip link show` prints for the XDP attachment: 'xdp' (native),
+        'xdpgeneric', 'xdpoffload', 'xdpmulti', or None."""
+        first = self.ip("link", "show", "dev", self.name).stdout.splitlines()[0]
+        m = re.search(r" mtu \d+ (xdp\w*)", first)
+        return m.group(1) if m else None
+
+    def sysfs_stat(self, name):
+        """/sys/class/net/<iface>/statistics/<name>, read inside the namespace."""
+        cp = self.ns.exec(["cat", "/sys/class/net/%s/statistics/%s" % (self.name, name)])
+        return int(cp.stdout.strip())
+
     def rx_packets(self):
         return int(self.link()["stats64"]["rx"]["packets"])
 

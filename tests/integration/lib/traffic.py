@@ -112,3 +112,93 @@ def all_intact(res):
 
 
 expected_bytes = frames.expected_bytes
+
+
+class Background:
+    """Paced frames sent from `iface` while the block runs (frames.py send
+    --rate), e.g. so that a port is stopped and started under traffic:
+
+        with Background(peer, port.mac, rate=2000, kind="udp"):
+            ...
+
+    The sender is ended when the block ends; it gives up by itself after
+    `max_seconds`. Nothing is counted: the tests count what arrived."""
+
+    def __init__(self, iface, dst, rate, kind="udp", sizes=(128,), flows=1,
+                 stream="background", max_seconds=300):
+        cleanup.install()
+        self.iface = iface
+        self.args = [sys.executable, FRAMES_PY, "send", "--rate", str(rate)] + _common(
+            iface, iface.mac, dst, int(rate * max_seconds), list(sizes), kind, flows, stream)
+        self.proc = None
+        self._undo = None
+
+    def __enter__(self):
+        self._undo = cleanup.push("background sender on %s" % self.iface, self._kill)
+        self.proc = env.popen(self.args, ns=self.iface.ns.name,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        return self
+
+    def __exit__(self, *exc):
+        if self.proc.poll() is not None and self.proc.returncode != 0:
+            err = self.proc.stderr.read()
+            cleanup.release(self._undo)
+            raise env.HarnessError("background sender on %s failed (exit %d): %s"
+                                   % (self.iface, self.proc.returncode, err))
+        cleanup.release(self._undo)
+        return False
+
+    def _kill(self):
+        if self.proc and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        if self.proc and self.proc.stderr:
+            self.proc.stderr.close()
+
+
+class Sniff:
+    """The length, ethertype and addresses of the first `count` frames of
+    any kind arriving on `iface` (frames.py sniff); `result` is a list of
+    {'length', 'ethertype', 'src', 'dst'}."""
+
+    def __init__(self, iface, count, timeout=15):
+        cleanup.install()
+        self.iface = iface
+        self.timeout = timeout
+        self.args = [sys.executable, FRAMES_PY, "sniff", "--iface", iface.name,
+                     "--count", str(count), "--timeout", str(timeout)]
+        self.proc = None
+        self.result = None
+        self._undo = None
+
+    def __enter__(self):
+        self._undo = cleanup.push("sniffer on %s" % self.iface, self._kill)
+        self.proc = env.popen(self.args, ns=self.iface.ns.name,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        line = self.proc.stdout.readline()
+        if line.strip() != "READY":
+            err = self.proc.stderr.read()
+            cleanup.release(self._undo)
+            raise env.HarnessError("sniffer on %s did not start: %s%s" % (self.iface, line, err))
+        return self
+
+    def __exit__(self, exc_type, *exc):
+        if exc_type is not None:
+            cleanup.release(self._undo)
+            return False
+        try:
+            out, err = self.proc.communicate(timeout=self.timeout + 30)
+        except Exception:
+            cleanup.release(self._undo)
+            raise env.HarnessError("sniffer on %s did not finish" % self.iface) from None
+        cleanup.release(self._undo)
+        if self.proc.returncode != 0:
+            raise env.HarnessError("sniffer on %s failed (exit %d): %s"
+                                   % (self.iface, self.proc.returncode, err))
+        self.result = json.loads(out.strip().splitlines()[-1])["frames"]
+        return False
+
+    def _kill(self):
+        if self.proc and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()

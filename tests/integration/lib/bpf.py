@@ -1,0 +1,205 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""XDP programs that are not the driver's: the tests' own BPF objects
+(bpf/*.bpf.c, built by meson), a bpffs of the run, programs loaded and pinned
+with bpftool, and attached to an interface by the test, as someone else
+(a device plugin, an operator) would.
+
+    with Bpffs() as fs:
+        prog = fs.load(obj("xdp_ethertype"), "redirect")     # pins prog and maps
+        with prog.attached(port):                             # ip link ... xdp pinned
+            ... dp_path=prog.map_path("xsks_map") ...
+
+bpffs: `ip netns exec` gives its command a mount namespace with a fresh /sys,
+so a bpffs at /sys/fs/bpf (if the host has one: this one does not) is not
+seen there. The run mounts its own bpffs under its run directory
+(/run/af-xdp-direct/<rid>/bpffs), which `ip netns exec` leaves in place; it is
+unmounted (dropping every pin) when the run ends, and reaped like any mount of
+the run if the test is killed.
+
+Environment: AFXDP_BPF_DIR, the directory of the built objects (meson sets
+it); unset, the build directory the plugin (AFXDP_PLUGIN) belongs to is
+searched.
+"""
+
+import ctypes
+import json
+import os
+import platform
+import shutil
+import time
+
+from . import cleanup, env
+
+# Where meson puts the objects, relative to the build directory.
+BUILD_SUBDIR = os.path.join("tests", "integration", "bpf")
+# The plugin's place in the build directory: drivers/net/af_xdp/<plugin>.
+PLUGIN_DEPTH = 3
+
+# bpf(2)
+_SYS_BPF = {"x86_64": 321, "aarch64": 280, "armv7l": 386, "ppc64le": 361, "s390x": 351,
+            "riscv64": 280}
+BPF_OBJ_GET = 7
+
+
+def obj_dir():
+    d = os.environ.get("AFXDP_BPF_DIR")
+    if d:
+        return d
+    p = env.plugin_requested()
+    if p:
+        build = os.path.realpath(p)
+        for _ in range(PLUGIN_DEPTH + 1):
+            build = os.path.dirname(build)
+        return os.path.join(build, BUILD_SUBDIR)
+    return None
+
+
+def obj(name):
+    """The path of the built object `name` (bpf/<name>.bpf.c)."""
+    d = obj_dir()
+    path = os.path.join(d, name + ".bpf.o") if d else None
+    if not path or not os.path.isfile(path):
+        raise env.Skip("BPF object %s.bpf.o not built (%s; build with ninja, or set "
+                       "AFXDP_BPF_DIR)" % (name, path or "AFXDP_BPF_DIR and AFXDP_PLUGIN unset"))
+    return path
+
+
+def bpftool():
+    path = shutil.which("bpftool")
+    if not path:
+        raise env.Skip("bpftool not found (Debian package bpftool; scripts/setup.sh installs it)")
+    return path
+
+
+def obj_get(path):
+    """A file descriptor of the BPF object pinned at `path` (bpf(BPF_OBJ_GET)),
+    as the AF_XDP device plugin holds its XSKMAP. The caller closes it."""
+    nr = _SYS_BPF.get(platform.machine())
+    if nr is None:
+        raise env.Skip("bpf(2) syscall number unknown for %s" % platform.machine())
+
+    class ObjAttr(ctypes.Structure):
+        _fields_ = [("pathname", ctypes.c_uint64), ("bpf_fd", ctypes.c_uint32),
+                    ("file_flags", ctypes.c_uint32)]
+
+    name = ctypes.create_string_buffer(os.fsencode(path))
+    attr = ObjAttr(ctypes.addressof(name), 0, 0)
+    fd = env.libc.syscall(ctypes.c_long(nr), ctypes.c_int(BPF_OBJ_GET), ctypes.byref(attr),
+                          ctypes.c_uint(ctypes.sizeof(attr)))
+    if fd < 0:
+        err = ctypes.get_errno()
+        raise env.HarnessError("bpf(BPF_OBJ_GET, %s): %s" % (path, os.strerror(err)))
+    return fd
+
+
+class Program:
+    """A program loaded and pinned by bpftool, with its maps pinned beside it."""
+
+    def __init__(self, fs, pin, maps_dir, source):
+        self.fs, self.pin, self.maps_dir, self.source = fs, pin, maps_dir, source
+        info = json.loads(env.run([bpftool(), "-j", "prog", "show", "pinned", pin]).stdout)
+        self.id = int(info["id"])
+        self.name = info.get("name", "")
+
+    def map_path(self, name):
+        return os.path.join(self.maps_dir, name)
+
+    def attach(self, iface, mode="xdp"):
+        """Attach with `ip link set dev <iface> <mode> pinned <pin>` (mode:
+        xdp = the kernel's choice, xdpdrv, xdpgeneric). Returns the clean-up
+        handle (cleanup.release it to detach); detaches only if the program
+        attached is still this one."""
+        iface.ip("link", "set", "dev", iface.name, mode, "pinned", self.pin)
+        env.log("attached %s (id %d, %s) to %s with ip link ... %s pinned"
+                % (self.name, self.id, os.path.basename(self.source), iface, mode))
+        return cleanup.push("XDP program id %d on %s" % (self.id, iface),
+                            lambda: detach_if(iface, self.id))
+
+
+def attached_prog_id(iface):
+    """The id of the XDP program attached to `iface` (any mode), or None."""
+    x = iface.link().get("xdp")
+    if not x:
+        return None
+    if "prog" in x:
+        return int(x["prog"]["id"])
+    for a in x.get("attached", []):
+        if "prog" in a:
+            return int(a["prog"]["id"])
+    return None
+
+
+def detach_if(iface, prog_id):
+    """`ip link set dev <iface> xdp off` if program `prog_id` is the one attached."""
+    try:
+        now = attached_prog_id(iface)
+    except env.HarnessError:
+        return          # the interface (or its namespace) is gone: nothing attached
+    if now == prog_id:
+        x = iface.link().get("xdp", {})
+        mode = {1: "xdpdrv", 2: "xdpgeneric", 3: "xdpoffload"}.get(x.get("mode"), "xdp")
+        iface.ip("link", "set", "dev", iface.name, mode, "off")
+        env.log("detached XDP program id %d from %s" % (prog_id, iface))
+
+
+def attach_object(iface, path, section="xdp", mode="xdp"):
+    """Load and attach an object straight with `ip link set ... xdp obj` (no
+    pin, no libxdp: a program as an operator attaches it). Returns (program
+    id, clean-up handle)."""
+    iface.ip("link", "set", "dev", iface.name, mode, "obj", path, "sec", section)
+    pid = attached_prog_id(iface)
+    if pid is None:
+        raise env.HarnessError("ip link set dev %s %s obj %s: no program attached afterwards"
+                               % (iface.name, mode, path))
+    env.log("attached %s (id %d) to %s with ip link ... %s obj" % (os.path.basename(path), pid,
+                                                                    iface, mode))
+    return pid, cleanup.push("XDP program id %d on %s" % (pid, iface),
+                             lambda: detach_if(iface, pid))
+
+
+class Bpffs:
+    """A bpffs mounted in the run directory for the duration of the block."""
+
+    def __init__(self):
+        cleanup.install()
+        self.mount = os.path.join(env.run_dir(), "bpffs")
+        self._undo = None
+
+    def __enter__(self):
+        bpftool()
+        os.makedirs(self.mount, mode=0o700, exist_ok=True)
+        self._undo = cleanup.push("bpffs %s" % self.mount, self._release)
+        cp = env.run(["mount", "-t", "bpf", "afxt-%s" % env.run_id(), self.mount], check=False)
+        if cp.returncode != 0:
+            raise env.Skip("cannot mount a bpffs (mount -t bpf): %s" % cp.stderr.strip())
+        env.log("bpffs mounted at %s" % self.mount)
+        return self
+
+    def __exit__(self, *exc):
+        cleanup.release(self._undo)
+        return False
+
+    def load(self, path, name):
+        """bpftool prog load <path> <bpffs>/<name> type xdp pinmaps <bpffs>/<name>-maps"""
+        pin = os.path.join(self.mount, name)
+        maps = os.path.join(self.mount, name + "-maps")
+        env.run([bpftool(), "prog", "load", path, pin, "type", "xdp", "pinmaps", maps])
+        prog = Program(self, pin, maps, path)
+        env.log("loaded %s as %s (id %d), maps pinned in %s: %s" % (
+            os.path.basename(path), prog.name, prog.id, maps, ", ".join(sorted(os.listdir(maps)))))
+        return prog
+
+    def _release(self):
+        if env.keep():
+            env.log("AFXDP_KEEP: leaving bpffs %s" % self.mount)
+            return
+        if os.path.ismount(self.mount):
+            for _ in range(50):
+                cp = env.run(["umount", self.mount], check=False)
+                if cp.returncode == 0:
+                    break
+                time.sleep(0.1)
+            else:
+                raise env.HarnessError("cannot unmount %s: %s" % (self.mount, cp.stderr.strip()))
+        if os.path.isdir(self.mount):
+            os.rmdir(self.mount)

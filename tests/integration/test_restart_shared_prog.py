@@ -1,0 +1,119 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""restart without owning the XDP program alone: a stopped port gives back its fill ring's mbufs.
+
+The driver documents that in copy mode a stopped port gives every mbuf back
+to its mempool, so that a port can be stopped and started any number of
+times. Checked here where the port is not the only user of the XDP program,
+CYCLES times each (more cycles than the pool has fill rings' worth of mbufs,
+so a leak of the fill ring per stop exhausts the pool):
+  A. use_pinned_map=1: the program is someone else's (bpftool, pinned map).
+     While port 0 is stopped every mbuf is available: avail == pool size.
+  B. two ports on two queues of one veth (built-in program, shared): while
+     port 0 is stopped, port 1 (started, no traffic, so its fill ring is
+     exactly full) holds RING mbufs: avail == pool size - RING.
+Each `port start 0` must succeed; afterwards N frames still arrive.
+(`avail` is the common pool plus every lcore cache: see test_restart.py.)
+
+Fails with af_xdp_direct 0.1.0 (a driver bug, left for the driver's owner):
+every stop of such a port loses its whole fill ring (2048 mbufs with
+testpmd's defaults); after 7 (A) or 6 (B) restarts the pool is empty and
+`port start 0` fails ("mempool mb_pool_0 has no 64 free mbufs for the fill
+ring"). In af_xdp_ethdev.c, unplug() returns `quiet` only when the port has no
+program or is the last user of a program it attached itself, and
+af_xdp_dev_stop() passes that as `reclaim` to teardown_sockets(), so
+af_xdp_socket_destroy() (af_xdp_umem.c) skips reclaim_rx()/reclaim_tx() for
+a port on someone else's program (use_pinned_map, use_cni) or sharing ours
+with another port, and then closes the socket: the mbufs it offered the
+kernel are never put back.
+"""
+
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from lib import bpf, cleanup, env, runner, testpmd, topo, traffic  # noqa: E402
+
+OBJ = "xdp_ethertype"
+CYCLES = 9                   # 16384 mbufs: 8 fill rings of 2048
+SIZES = [60, 1500]
+FRAMES = 200
+
+
+def rx_ring_size(tp):
+    out = tp.cmd("show rxq info 0 0")
+    m = re.search(r"Number of RXDs:\s*(\d+)", out)
+    if not m:
+        raise testpmd.TestPmdError("no RXDs in `show rxq info 0 0`:\n%s" % out)
+    return int(m.group(1))
+
+
+def cycles(t, tp, what, pool, want_stopped):
+    """`port stop 0` / `port start 0` CYCLES times; stop at the first failed start."""
+    for i in range(1, CYCLES + 1):
+        tp.cmd("port stop 0")
+        avail = tp.mempool(pool)["avail"]
+        ok = t.check(avail == want_stopped, "%s, cycle %d: mbufs available while port 0 is "
+                     "stopped: %d (expected %d)" % (what, i, avail, want_stopped))
+        out = tp.cmd("port start 0")
+        started = "Fail to start port" not in out
+        t.check(started, "%s, cycle %d: port 0 starts again" % (what, i),
+                "\n".join(testpmd.problem_lines(out)))
+        if not started:
+            return False
+        if not ok:
+            env.log("(%d mbufs missing so far)" % (want_stopped - avail))
+    return True
+
+
+def receive(t, tp, port, peer, what, stream):
+    before = tp.port_stats(0)["RX-packets"]
+    tp.cmd("start")
+    traffic.send(peer, port.mac, FRAMES, SIZES, stream=stream)
+    st = tp.wait_rx(0, before + FRAMES)
+    tp.cmd("stop")
+    t.equal(st["RX-packets"] - before, FRAMES, "%s: RX-packets after the cycles" % what)
+
+
+def pinned(t, net, dut, port, peer, obj):
+    what = "use_pinned_map"
+    with bpf.Bpffs() as fs:
+        prog = fs.load(obj, "redirect")
+        undo = prog.attach(port)
+        vdev = "net_af_xdp0,iface=%s,use_pinned_map=1,dp_path=%s" % (
+            port.name, prog.map_path("xsks_map"))
+        with testpmd.TestPmd(dut, [vdev], fwd="rxonly", label="testpmd[%s]" % what) as tp:
+            pool = tp.mempool("mb_pool_0")
+            env.log("%s: pool of %d mbufs, %d available with port 0 started"
+                    % (what, pool["size"], pool["avail"]))
+            if cycles(t, tp, what, "mb_pool_0", pool["size"]):
+                receive(t, tp, port, peer, what, "pinned")
+            rc, _ = tp.quit()
+            t.equal(rc, 0, "%s: exit code after quit" % tp.label)
+        cleanup.release(undo)
+
+
+def same_iface(t, net, dut, port, peer):
+    what = "second port on the interface"
+    vdevs = ["net_af_xdp%d,iface=%s,start_queue=%d" % (q, port.name, q) for q in range(2)]
+    with testpmd.TestPmd(dut, vdevs, fwd="rxonly", label="testpmd[same iface]") as tp:
+        pool = tp.mempool("mb_pool_0")
+        ring = rx_ring_size(tp)
+        env.log("%s: pool of %d mbufs, %d available with both ports started, fill rings of %d"
+                % (what, pool["size"], pool["avail"], ring))
+        cycles(t, tp, what, "mb_pool_0", pool["size"] - ring)
+        t.quit_testpmd(tp, net)
+
+
+def main(t):
+    obj = bpf.obj(OBJ)
+    with topo.Topology() as net:
+        dut, gen = net.netns("dut"), net.netns("gen")
+        port, peer = net.veth(dut, "d0", gen, "g0", queues=2)
+        pinned(t, net, dut, port, peer, obj)
+        same_iface(t, net, dut, port, peer)
+
+
+if __name__ == "__main__":
+    runner.run(main, "restart_shared_prog", __doc__.splitlines()[0])

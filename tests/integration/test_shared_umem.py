@@ -1,0 +1,76 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""shared_umem=1: two ports on two veths share one UMEM and forward frames byte for byte.
+
+    netns a: h0 == veth == p0 (net_af_xdp0,shared_umem=1)   netns dut: testpmd io
+    netns b: h1 == veth == p1 (net_af_xdp1,shared_umem=1)
+
+testpmd gives both ports one mbuf pool (checked: `show rxq info`), so the
+second port's socket shares the first one's UMEM registration
+(XDP_SHARED_UMEM): its start-up footprint line says "UMEM shared", the first
+one's "UMEM registered". Raw frames of several sizes cross a->b and b->a
+intact (none missing, duplicated or extra), the port counters agree, and
+testpmd quits with 0, leaving no XDP program behind.
+"""
+
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from lib import env, runner, testpmd, topo, traffic  # noqa: E402
+
+SIZES = traffic.SIZES
+FRAMES_PER_SIZE = 100        # below one ring's worth: see test_rxonly
+FOOTPRINT = r"^(net_af_xdp\d): queue (\d+): socket on .*; UMEM (registered|shared): mempool (\S+),"
+
+
+def raw_frames(t, src, dst, count, label):
+    with traffic.Capture(dst, src=src.mac, dst=dst.mac, count=count, sizes=SIZES,
+                         stream=label) as cap:
+        traffic.send(src, dst.mac, count, SIZES, stream=label)
+    t.check(traffic.all_intact(cap.result), "%s: %s" % (label, traffic.summary(cap.result)))
+
+
+def mempool_of(tp, port):
+    out = tp.cmd("show rxq info %d 0" % port)
+    m = re.search(r"Mempool:\s*(\S+)", out)
+    return m.group(1) if m else None
+
+
+def main(t):
+    count = FRAMES_PER_SIZE * len(SIZES)
+    with topo.Topology() as net:
+        dut, a, b = net.netns("dut"), net.netns("a"), net.netns("b")
+        p0, h0 = net.veth(dut, "p0", a, "h0")
+        p1, h1 = net.veth(dut, "p1", b, "h1")
+        vdevs = ["net_af_xdp0,iface=%s,shared_umem=1" % p0.name,
+                 "net_af_xdp1,iface=%s,shared_umem=1" % p1.name]
+        with testpmd.TestPmd(dut, vdevs, fwd="io", eal_extra=[testpmd.LOG_INFO]) as tp:
+            pools = [mempool_of(tp, p) for p in (0, 1)]
+            t.check(pools[0] is not None and pools[0] == pools[1],
+                    "both ports receive into one mempool: %s" % pools)
+            lines = [m.groups() for m in re.finditer(FOOTPRINT, tp.startup_output, re.M)]
+            for ln in lines:
+                env.log("footprint: %s queue %s: UMEM %s (mempool %s)" % ln)
+            umem = {dev: how for dev, _, how, _ in lines}
+            t.equal(umem.get("net_af_xdp0"), "registered", "net_af_xdp0's socket: UMEM")
+            t.equal(umem.get("net_af_xdp1"), "shared",
+                    "net_af_xdp1's socket: UMEM (the first port's registration, shared)")
+
+            tp.cmd("start")
+            raw_frames(t, h0, h1, count, "a->b raw frames")
+            raw_frames(t, h1, h0, count, "b->a raw frames")
+            nbytes = traffic.expected_bytes(count, SIZES)
+            for p in (0, 1):
+                st = tp.port_stats(p)
+                t.equal((st["RX-packets"], st["RX-bytes"], st["TX-packets"], st["TX-bytes"]),
+                        (count, nbytes, count, nbytes), "port %d RX/TX packets and bytes" % p)
+                t.equal((st["RX-missed"], st["TX-errors"]), (0, 0),
+                        "port %d RX-missed, TX-errors" % p)
+            tp.cmd("stop")
+            t.quit_testpmd(tp, net)
+
+
+if __name__ == "__main__":
+    runner.run(main, "shared_umem", __doc__.splitlines()[0])

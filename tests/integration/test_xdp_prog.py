@@ -1,0 +1,86 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""xdp_prog=: the user's XDP object steers the frames; one without xsks_map is refused at start.
+
+1. xdp_prog=bpf/xdp_ethertype.bpf.o (an XSKMAP named xsks_map; frames of the
+   test ethertype 0x88B5 to the socket, every other frame to the kernel):
+   its program is what `ip link` shows attached; N raw frames (0x88B5) and M
+   UDP frames are sent: testpmd counts exactly the N (RX-packets, RX-bytes),
+   and a raw socket on the port's interface (the kernel stack) sees the M UDP
+   frames intact and none of the N; after quit no program is left.
+2. xdp_prog=bpf/xdp_no_xsks_map.bpf.o (its XSKMAP has another name): the port
+   fails to start, with a message naming xsks_map; no program is left
+   attached, neither after the failure nor after quit.
+"""
+
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from lib import bpf, env, runner, testpmd, topo, traffic  # noqa: E402
+
+GOOD_OBJ = "xdp_ethertype"
+GOOD_PROG_NAME = "test_ethertype"    # its function name: the program's name
+BAD_OBJ = "xdp_no_xsks_map"
+MAP_NAME = "xsks_map"
+SIZES = [60, 512, 1500]
+RAW_FRAMES = 300
+UDP_SIZES = [128, 1000]
+UDP_FRAMES = 200
+
+
+def with_user_program(t, net, dut, port, peer, obj):
+    vdev = "net_af_xdp0,iface=%s,xdp_prog=%s" % (port.name, obj)
+    with testpmd.TestPmd(dut, [vdev], fwd="rxonly", eal_extra=[testpmd.LOG_INFO],
+                         label="testpmd[%s]" % GOOD_OBJ) as tp:
+        t.check("Fail to start port" not in tp.startup_output, "port 0 starts with %s" % vdev,
+                "\n".join(testpmd.problem_lines(tp.startup_output)))
+        x = port.link().get("xdp", {})
+        name = x.get("prog", {}).get("name")
+        t.equal(name, GOOD_PROG_NAME, "name of the program attached to %s" % port.name)
+        tp.cmd("start")
+        with traffic.Capture(port, src=peer.mac, dst=port.mac, count=UDP_FRAMES, sizes=UDP_SIZES,
+                             kind="udp", stream="udp") as cap:
+            traffic.send(peer, port.mac, RAW_FRAMES, SIZES, stream="raw")
+            traffic.send(peer, port.mac, UDP_FRAMES, UDP_SIZES, kind="udp", stream="udp")
+        st = tp.wait_rx(0, RAW_FRAMES)
+        tp.cmd("stop")
+        res = cap.result
+        t.check(traffic.all_intact(res), "the kernel stack got the UDP frames: %s"
+                % traffic.summary(res))
+        t.equal(res["foreign"], 0, "other frames the kernel stack saw on %s (the 0x88B5 ones "
+                "must all have gone to the socket)" % port.name)
+        t.equal(st["RX-packets"], RAW_FRAMES, "RX-packets (only the 0x88B5 frames)")
+        t.equal(st["RX-bytes"], traffic.expected_bytes(RAW_FRAMES, SIZES), "RX-bytes")
+        t.equal(st["RX-missed"], 0, "RX-missed")
+        t.quit_testpmd(tp, net)
+
+
+def without_xsks_map(t, net, dut, port, obj):
+    vdev = "net_af_xdp0,iface=%s,xdp_prog=%s" % (port.name, obj)
+    with testpmd.TestPmd(dut, [vdev], fwd="rxonly", label="testpmd[%s]" % BAD_OBJ) as tp:
+        log = tp.startup_output
+        t.check("Fail to start port 0" in log, "port 0 does not start with %s" % vdev,
+                "\n".join(testpmd.problem_lines(log)))
+        # (the object's own path contains "xsks_map": it does not count)
+        named = [ln.strip() for ln in log.splitlines() if MAP_NAME in ln.replace(obj, "")]
+        for ln in named:
+            env.log("    | %s" % ln)
+        t.check(bool(named), "a message names %s" % MAP_NAME,
+                "\n".join(testpmd.problem_lines(log)))
+        left = net.check_no_xdp()
+        t.check(not left, "no XDP program attached after the failed start", "\n".join(left))
+        t.quit_testpmd(tp, net)
+
+
+def main(t):
+    good, bad = bpf.obj(GOOD_OBJ), bpf.obj(BAD_OBJ)
+    with topo.Topology() as net:
+        dut, gen = net.netns("dut"), net.netns("gen")
+        port, peer = net.veth(dut, "d0", gen, "g0")
+        with_user_program(t, net, dut, port, peer, good)
+        without_xsks_map(t, net, dut, port, bad)
+
+
+if __name__ == "__main__":
+    runner.run(main, "xdp_prog", __doc__.splitlines()[0])
