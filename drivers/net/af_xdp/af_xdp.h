@@ -278,6 +278,7 @@ int af_xdp_prog_add_socket(struct af_xdp_port *port, uint32_t netdev_queue, int 
 void af_xdp_prog_remove_socket(struct af_xdp_port *port, uint32_t netdev_queue);
 bool af_xdp_prog_is_last_user(const struct af_xdp_port *port);
 bool af_xdp_prog_is_ours(const struct af_xdp_port *port);
+bool af_xdp_prog_is_direct(const struct af_xdp_port *port);
 
 /* af_xdp_lsc.c */
 int af_xdp_lsc_start(struct rte_eth_dev *dev);

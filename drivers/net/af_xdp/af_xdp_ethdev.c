@@ -461,18 +461,32 @@ unplug_sockets(struct af_xdp_port *port)
  * Stop receiving: sockets out of the XSKMAP, the program detached if we
  * were its last user.  Returns whether no program can steer frames to our
  * sockets any more, which makes their fill rings safe to reclaim.
+ *
+ * Out of the XSKMAP, a socket is out of reach of every program steering
+ * through the map (ours, the user's, a device plugin's).  The one exception
+ * is the built-in direct program: bpf_redirect_xsk() finds a queue's socket
+ * through the queue itself, until the socket is closed.  While it stays
+ * attached for another port of the interface, the kernel may still take
+ * fill entries, so they are left to it.
  */
 static bool
 unplug(struct af_xdp_port *port)
 {
-	bool quiet = port->prog == NULL ||
-		     (af_xdp_prog_is_ours(port) && af_xdp_prog_is_last_user(port));
+	bool had_prog = port->prog != NULL;
+	bool direct_stays = af_xdp_prog_is_direct(port) && !af_xdp_prog_is_last_user(port);
 
 	unplug_sockets(port);
 	af_xdp_prog_detach(port);
-	if (quiet)
+	if (direct_stays) {
+		AF_XDP_PORT_LOG(INFO, port,
+				"the direct program stays on %s for another port: the mbufs in this port's fill rings stay with the kernel",
+				port->args.iface);
+		return false;
+	}
+	/* Lets a NAPI poll that picked the old program or map entry finish. */
+	if (had_prog)
 		rte_delay_us_sleep(AF_XDP_DETACH_GRACE_US);
-	return quiet;
+	return true;
 }
 
 static int

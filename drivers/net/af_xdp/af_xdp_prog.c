@@ -626,6 +626,14 @@ af_xdp_prog_is_ours(const struct af_xdp_port *port)
 	return port->prog != NULL && port->prog->prog != NULL;
 }
 
+/* The built-in afxdp_direct, which reaches sockets through their queue? */
+bool
+af_xdp_prog_is_direct(const struct af_xdp_port *port)
+{
+	return port->prog != NULL && port->prog->origin == PROG_BUILTIN &&
+	       port->redirect == AF_XDP_REDIRECT_DIRECT;
+}
+
 /* afxdp_direct's counters: -1 when the direct program is not running. */
 int
 af_xdp_prog_fallbacks_fd(const struct af_xdp_port *port)

@@ -34,6 +34,10 @@
 #define SOL_XDP 283
 #endif
 
+/* How long bind() may say EBUSY for a queue our own closed socket is leaving. */
+#define AF_XDP_BIND_BUSY_WAIT_US 5000
+#define AF_XDP_BIND_BUSY_TRIES 200
+
 /* Process-wide UMEMs, so that sockets asking for shared_umem find theirs. */
 static TAILQ_HEAD(, af_xdp_umem) umem_list = TAILQ_HEAD_INITIALIZER(umem_list);
 static pthread_mutex_t umem_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -263,6 +267,25 @@ map_rings(struct af_xdp_port *port, struct af_xdp_socket *sock,
 	return ret;
 }
 
+/*
+ * A socket closed a moment ago (this port's own, at stop) leaves its queue
+ * only when the kernel's deferred release has run: until then bind says
+ * EBUSY.  Wait for it, a bounded while, before believing that another
+ * socket holds the queue.
+ */
+static int
+bind_retrying(int fd, const struct sockaddr_xdp *sxdp)
+{
+	unsigned int tries;
+
+	for (tries = 0; bind(fd, (const struct sockaddr *)sxdp, sizeof(*sxdp)) != 0; tries++) {
+		if (errno != EBUSY || tries == AF_XDP_BIND_BUSY_TRIES)
+			return -errno;
+		usleep(AF_XDP_BIND_BUSY_WAIT_US);
+	}
+	return 0;
+}
+
 static int
 bind_socket(struct af_xdp_port *port, struct af_xdp_socket *sock, bool shared)
 {
@@ -271,6 +294,7 @@ bind_socket(struct af_xdp_port *port, struct af_xdp_socket *sock, bool shared)
 		.sxdp_ifindex = (uint32_t)port->ifindex,
 		.sxdp_queue_id = sock->netdev_queue,
 	};
+	int ret;
 
 	if (shared) {
 		/* The kernel refuses mode flags here: they come from the UMEM's owner. */
@@ -281,10 +305,10 @@ bind_socket(struct af_xdp_port *port, struct af_xdp_socket *sock, bool shared)
 		if (port->args.force_copy)
 			sxdp.sxdp_flags |= XDP_COPY;
 	}
-	if (bind(sock->fd, (struct sockaddr *)&sxdp, sizeof(sxdp)) == 0)
-		return 0;
-
-	switch (errno) {
+	ret = bind_retrying(sock->fd, &sxdp);
+	switch (-ret) {
+	case 0:
+		break;
 	case EBUSY:
 		AF_XDP_PORT_LOG(ERR, port,
 				"queue %u of %s is already used by another AF_XDP socket (another port or process): pick other queues with start_queue",
@@ -297,9 +321,9 @@ bind_socket(struct af_xdp_port *port, struct af_xdp_socket *sock, bool shared)
 		break;
 	default:
 		AF_XDP_PORT_LOG(ERR, port, "cannot bind to queue %u of %s: %s",
-				sock->netdev_queue, port->args.iface, strerror(errno));
+				sock->netdev_queue, port->args.iface, strerror(-ret));
 	}
-	return -errno;
+	return ret;
 }
 
 static void
