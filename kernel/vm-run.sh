@@ -29,6 +29,10 @@
 #   AFXDP_VM_MEM        memory (default 2G)
 #   AFXDP_VM_HUGEPAGES  2 MB huge pages reserved in the guest (default 256)
 #   AFXDP_VM_RESULTS_DIR  host directory receiving the guest's results
+#   AFXDP_VM_ICOUNT     run with -icount shift=<value> (single-threaded TCG):
+#                       guest time then counts guest instructions (2^shift ns
+#                       each) instead of following the host's clock, which
+#                       makes timings independent of the host's load
 #
 # The VM always ends: qemu runs with -no-reboot and the kernel with panic=-1
 # (a panic reboots, which ends qemu), the guest's init powers off after the
@@ -60,6 +64,16 @@ case "$script" in
 /*) ;;
 *) if [ -e "$script" ]; then script=$(readlink -f "$script"); fi ;;
 esac
+
+# The guest has its own /tmp, /run and /dev/shm (tmpfs): host files there
+# are invisible to it.
+for a in "$script" "$@"; do
+	case "$a" in
+	/tmp/* | /run/* | /dev/shm/*)
+		[ -e "$a" ] && die "$a is not visible in the guest, which mounts its own tmpfs there (use another directory)"
+		;;
+	esac
+done
 
 timeout_s=${AFXDP_VM_TIMEOUT:-1200}
 cpus=${AFXDP_VM_CPUS:-2}
@@ -96,13 +110,18 @@ echo "${AFXDP_VM_HUGEPAGES:-256}" >"$share/hugepages"
 init=$KERNEL_DIR/vm-init.sh
 [ -x "$init" ] || die "$init is missing or not executable"
 
+accel=(-accel tcg,thread=multi)
+if [ -n "${AFXDP_VM_ICOUNT:-}" ]; then
+	accel=(-accel tcg,thread=single -icount "shift=$AFXDP_VM_ICOUNT,sleep=on")
+fi
+
 cmdline="console=ttyS0 root=hostroot rootfstype=9p"
 cmdline+=" rootflags=trans=virtio,version=9p2000.L,msize=262144 ro"
 cmdline+=" init=$init panic=-1 oops=panic loglevel=4 quiet"
 
 touch "$work/console.log"
 timeout -k 10 "$timeout_s" "$qemu" \
-	-accel tcg,thread=multi -cpu max -smp "$cpus" -m "$mem" \
+	"${accel[@]}" -cpu max -smp "$cpus" -m "$mem" \
 	-nodefaults -no-user-config -display none -no-reboot \
 	-kernel "$image" -append "$cmdline" \
 	-serial "file:$work/console.log" \
