@@ -29,6 +29,7 @@ if ! mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 results "$share";
 	exec /bin/busybox poweroff -f
 fi
 
+. "$share/env.sh"
 AFXDP_VM_RESULTS=$share/results
 AFXDP_VM=1
 export AFXDP_VM_RESULTS AFXDP_VM
@@ -40,7 +41,17 @@ ip link set lo up
 /bin/bash "$share/job.sh" </dev/null >/dev/console 2>&1
 rc=$?
 
+# A kernel warning or BUG during the job fails it, unless allowed.
 dmesg >"$AFXDP_VM_RESULTS/dmesg.txt" 2>/dev/null
+if grep -qE 'WARNING: CPU|BUG:|Call Trace' "$AFXDP_VM_RESULTS/dmesg.txt"; then
+	{
+		echo "vm-init: the kernel reported a problem during the job:"
+		grep -E -A12 'WARNING: CPU|BUG:' "$AFXDP_VM_RESULTS/dmesg.txt"
+	} >/dev/console
+	if [ "$rc" = 0 ] && [ "${AFXDP_VM_ALLOW_KERNEL_WARN:-0}" != 1 ]; then
+		rc=1
+	fi
+fi
 echo "$rc" >"$share/rc"
 sync
 umount "$share"

@@ -29,6 +29,9 @@
 #   AFXDP_VM_MEM        memory (default 2G)
 #   AFXDP_VM_HUGEPAGES  2 MB huge pages reserved in the guest (default 256)
 #   AFXDP_VM_RESULTS_DIR  host directory receiving the guest's results
+#   AFXDP_VM_ALLOW_KERNEL_WARN=1  do not fail a job during which the kernel
+#                       logged a WARNING or BUG (by default that turns a
+#                       successful status into 1; dmesg.txt in the results)
 #   AFXDP_VM_ICOUNT     run with -icount shift=<value> (single-threaded TCG):
 #                       guest time then counts guest instructions (2^shift ns
 #                       each) instead of following the host's clock, which
@@ -95,12 +98,13 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-# The job: run from the current directory, with the AFXDP_* environment.
+# The AFXDP_* environment, for the guest's init and the job.
+env | grep -E '^AFXDP_[A-Za-z0-9_]*=' | while IFS= read -r kv; do
+	echo "export $(printf %q "$kv")"
+done >"$share/env.sh"
+# The job: run from the current directory.
 {
 	echo "cd $(printf %q "$PWD") || exit 126"
-	env | grep -E '^AFXDP_[A-Za-z0-9_]*=' | while IFS= read -r kv; do
-		echo "export $(printf %q "$kv")"
-	done
 	printf 'exec %q' "$script"
 	for a in "$@"; do printf ' %q' "$a"; done
 	echo
@@ -130,10 +134,13 @@ timeout -k 10 "$timeout_s" "$qemu" \
 	</dev/null >"$work/qemu.log" 2>&1 &
 qpid=$!
 
-tail -n +1 -f --pid="$qpid" "$work/console.log" | tr -d '\r'
+# In the background: a signal must reach the traps while we wait.
+tail -n +1 -f --pid="$qpid" "$work/console.log" | tr -d '\r' &
+tail_pid=$!
 wait "$qpid"
 qrc=$?
 qpid=
+wait "$tail_pid"
 
 if [ -n "${AFXDP_VM_RESULTS_DIR:-}" ]; then
 	mkdir -p "$AFXDP_VM_RESULTS_DIR" &&
