@@ -62,3 +62,21 @@ kernel_image() {
 	[ -f "$KERNEL_CACHE/images/$key/bzImage" ] || return 1
 	echo "$KERNEL_CACHE/images/$key/bzImage"
 }
+
+# The test programs, built with cc into directory $1 for run-tests.sh and
+# bench.sh (meson builds the same ones for the meson test suite).
+KERNEL_TEST_PROGS="xsk_direct_check xsk_rx pkt_inject xsk_bench"
+
+kernel_build_tests() {
+	local out=$1 prog cflags libs
+	pkg-config --exists libbpf || die "libbpf is missing (apt-get install libbpf-dev)"
+	cflags=$(pkg-config --cflags libbpf)
+	libs=$(pkg-config --libs libbpf)
+	mkdir -p "$out"
+	for prog in $KERNEL_TEST_PROGS; do
+		# shellcheck disable=SC2086
+		cc -O2 -g -std=gnu11 -Wall -Wextra -Werror $cflags -o "$out/$prog" \
+			"$KERNEL_DIR/tests/$prog.c" "$KERNEL_DIR/tests/xsk_test.c" $libs ||
+			die "cannot build $prog"
+	done
+}
