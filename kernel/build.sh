@@ -44,7 +44,8 @@ packages=(
 	xz-utils			# the tarball
 	qemu-system-x86			# vm-run.sh
 	busybox-static			# poweroff -f in the guest
-	iproute2			# the tests, in the guest
+	iproute2 ethtool		# the tests, in the guest
+	pkg-config libbpf-dev		# the test programs
 )
 missing=()
 for p in "${packages[@]}"; do
