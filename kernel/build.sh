@@ -177,7 +177,7 @@ cp "$log" "$tmp/build.log"
 	echo "built: $(date -u +%Y-%m-%dT%H:%M:%SZ) in $(( $(date +%s) - started )) s with make -j$jobs"
 	echo "compiler: $(gcc --version | head -n 1)"
 } >"$tmp/info"
-rm -rf "$images/$key"
+rm -rf "${images:?}/${key:?}"
 mv "$tmp" "$images/$key"
 if [ "$keep_tree" = 0 ]; then
 	rm -rf "$build"

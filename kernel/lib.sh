@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
+# shellcheck shell=bash
 # Shared by build.sh, vm-run.sh and run-tests.sh (sourced, not run).
 #
 # Where the patched kernel is built and cached, and the cache key: a hash of
@@ -10,6 +11,7 @@ KERNEL_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 # The kernel source: Debian's package, its tarball lands in /usr/src.
 KERNEL_SRC_PKG=linux-source-6.12
+# shellcheck disable=SC2034 # used by build.sh
 KERNEL_SRC_TARBALL=/usr/src/linux-source-6.12.tar.xz
 
 # Bump when build.sh changes what it produces from the same inputs.

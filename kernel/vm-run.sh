@@ -114,8 +114,10 @@ echo "${AFXDP_VM_HUGEPAGES:-256}" >"$share/hugepages"
 init=$KERNEL_DIR/vm-init.sh
 [ -x "$init" ] || die "$init is missing or not executable"
 
+# shellcheck disable=SC2054 # commas belong to qemu options
 accel=(-accel tcg,thread=multi)
 if [ -n "${AFXDP_VM_ICOUNT:-}" ]; then
+	# shellcheck disable=SC2054
 	accel=(-accel tcg,thread=single -icount "shift=$AFXDP_VM_ICOUNT,sleep=on")
 fi
 
