@@ -1,0 +1,189 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# build.sh [--force] [--keep-tree]
+#
+# Build the patched test kernel and cache it: Debian's linux-source-6.12,
+# the series in kernel/patches/, `make tinyconfig` + kernel/config.fragment,
+# `make bzImage`. The image is cached under a hash of (source package
+# version, fragment, patches, recipe), so a second run with the same inputs
+# costs seconds. Prints where the image is, on the last line of output.
+#
+#   --force      rebuild even if the image is cached
+#   --keep-tree  keep the unpacked, built source tree (~3 GB) for inspection
+#
+# Settings (environment): AFXDP_KERNEL_CACHE (default
+# /var/cache/af-xdp-direct/kernel), AFXDP_KERNEL_JOBS (make -j, default 2).
+#
+# Installs the packages it needs with apt-get when they are missing (as root).
+# A full build takes about 5 minutes on 2 cores; the log is kept next to the
+# image and its tail is shown on failure.
+
+set -eu -o pipefail
+. "$(dirname "$(readlink -f "$0")")/lib.sh"
+
+force=0
+keep_tree=0
+for arg in "$@"; do
+	case "$arg" in
+	--force) force=1 ;;
+	--keep-tree) keep_tree=1 ;;
+	-h | --help) sed -n '3,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	*) die "unknown argument '$arg' (see --help)" ;;
+	esac
+done
+
+jobs=${AFXDP_KERNEL_JOBS:-2}
+
+# --- 1. packages ---------------------------------------------------------
+packages=(
+	"$KERNEL_SRC_PKG"		# the source tarball
+	gcc make bc flex bison cpio	# the kernel build
+	libelf-dev libssl-dev		# objtool, certificates
+	dwarves				# pahole: BTF
+	xz-utils			# the tarball
+	qemu-system-x86			# vm-run.sh
+	busybox-static			# poweroff -f in the guest
+	iproute2 ethtool		# the tests, in the guest
+	pkg-config libbpf-dev		# the test programs
+)
+missing=()
+for p in "${packages[@]}"; do
+	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed$' ||
+		missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+	[ "$(id -u)" = 0 ] || die "missing packages: ${missing[*]} (run as root, or install them)"
+	echo "build.sh: installing ${missing[*]}"
+	export DEBIAN_FRONTEND=noninteractive
+	if ! apt-get install -y --no-install-recommends "${missing[@]}" >/dev/null; then
+		apt-get update >/dev/null ||
+			die "apt-get update failed"
+		apt-get install -y --no-install-recommends "${missing[@]}" >/dev/null ||
+			die "cannot install ${missing[*]}"
+	fi
+fi
+
+# --- 2. the cache key --------------------------------------------------------
+version=$(kernel_src_version)
+[ -n "$version" ] || die "$KERNEL_SRC_PKG is not installed"
+[ -f "$KERNEL_SRC_TARBALL" ] || die "$KERNEL_SRC_TARBALL is missing (reinstall $KERNEL_SRC_PKG)"
+[ -n "$(kernel_patches)" ] || die "no patches in $KERNEL_DIR/patches"
+key=$(kernel_key "$version")
+images=$KERNEL_CACHE/images
+image=$images/$key/bzImage
+
+if [ "$force" = 0 ] && [ -f "$image" ]; then
+	echo "kernel image (cached, $KERNEL_SRC_PKG $version, key $key):"
+	echo "$image"
+	exit 0
+fi
+
+mkdir -p "$KERNEL_CACHE" "$images"
+exec 9>"$KERNEL_CACHE/.lock"
+if ! flock -n 9; then
+	echo "build.sh: another build is running, waiting for it"
+	flock 9
+fi
+if [ "$force" = 0 ] && [ -f "$image" ]; then
+	echo "kernel image (built meanwhile, key $key):"
+	echo "$image"
+	exit 0
+fi
+
+# --- 3. source + patches --------------------------------------------------
+build=$KERNEL_CACHE/build/$key
+log=$KERNEL_CACHE/build/$key.log
+rm -rf "$build"
+mkdir -p "$build"
+: >"$log"
+started=$(date +%s)
+echo "build.sh: $KERNEL_SRC_PKG $version + $(kernel_patches | wc -l) patches, key $key"
+echo "build.sh: unpacking into $build"
+tar -xf "$KERNEL_SRC_TARBALL" -C "$build"
+src=$build/$(basename "$KERNEL_SRC_TARBALL" .tar.xz)
+out=$build/out
+[ -f "$src/Makefile" ] || die "unexpected tarball layout: no $src/Makefile"
+
+for p in $(kernel_patches); do
+	echo "build.sh: applying $(basename "$p")"
+	if ! patch -d "$src" -p1 --batch --forward --fuzz=0 --no-backup-if-mismatch \
+		<"$p" >>"$log" 2>&1; then
+		tail -n 20 "$log" >&2
+		die "$(basename "$p") does not apply to $KERNEL_SRC_PKG $version"
+	fi
+done
+
+# --- 4. configuration -------------------------------------------------------
+kmake() {
+	nice -n 10 make -C "$src" O="$out" ARCH=x86_64 "$@"
+}
+echo "build.sh: tinyconfig + $(basename "$KERNEL_DIR")/config.fragment"
+{
+	kmake tinyconfig
+	"$src/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" "$KERNEL_DIR/config.fragment"
+	kmake olddefconfig
+} >>"$log" 2>&1 || { tail -n 20 "$log" >&2; die "configuration failed (log: $log)"; }
+
+# Kconfig silently drops options whose dependencies are not met: check that
+# every line of the fragment made it.
+dropped=()
+while IFS= read -r line; do
+	case "$line" in
+	CONFIG_*=*)
+		grep -qxF -- "$line" "$out/.config" || dropped+=("$line")
+		;;
+	"# CONFIG_"*" is not set")
+		opt=${line#\# }
+		opt=${opt%% *}
+		grep -qE "^$opt=(y|m)$" "$out/.config" && dropped+=("$line")
+		;;
+	esac
+done <"$KERNEL_DIR/config.fragment"
+if [ ${#dropped[@]} -gt 0 ]; then
+	printf '  %s\n' "${dropped[@]}" >&2
+	die "these fragment options did not survive olddefconfig (unmet dependencies?)"
+fi
+
+# --- 5. build ---------------------------------------------------------------
+echo "build.sh: make -j$jobs bzImage (about 5 minutes on 2 cores; log: $log)"
+if ! kmake -j"$jobs" bzImage >>"$log" 2>&1; then
+	grep -E 'error|Error' "$log" | tail -n 20 >&2 || true
+	echo "--- last lines of $log:" >&2
+	tail -n 15 "$log" >&2
+	die "the kernel build failed"
+fi
+
+# The feature must be in the kernel's BTF: that is how the tests find it.
+if command -v bpftool >/dev/null; then
+	btf=$(bpftool btf dump file "$out/vmlinux" 2>/dev/null) ||
+		die "cannot read the BTF of $out/vmlinux"
+	for name in BPF_FUNC_redirect_xsk XDP_REDIRECT_XSK; do
+		grep -q "'$name' val=" <<<"$btf" || die "$name is not in the kernel's BTF"
+	done
+fi
+
+# --- 6. cache ---------------------------------------------------------------
+tmp=$images/$key.tmp
+rm -rf "$tmp"
+mkdir -p "$tmp"
+cp "$out/arch/x86/boot/bzImage" "$tmp/bzImage"
+cp "$out/.config" "$tmp/config"
+cp "$log" "$tmp/build.log"
+{
+	echo "source: $KERNEL_SRC_PKG $version"
+	echo "patches:"
+	kernel_patches | sed 's|.*/|  |'
+	echo "built: $(date -u +%Y-%m-%dT%H:%M:%SZ) in $(( $(date +%s) - started )) s with make -j$jobs"
+	echo "compiler: $(gcc --version | head -n 1)"
+} >"$tmp/info"
+rm -rf "${images:?}/${key:?}"
+mv "$tmp" "$images/$key"
+if [ "$keep_tree" = 0 ]; then
+	rm -rf "$build"
+fi
+rm -f "$log"
+
+echo "build.sh: built in $(( $(date +%s) - started )) s"
+echo "kernel image ($KERNEL_SRC_PKG $version, key $key):"
+echo "$image"

@@ -1,0 +1,58 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# PID 1 of the test VM started by vm-run.sh. The root file system is the
+# host's, read-only: give the guest the writable places it needs, run the job
+# vm-run.sh wrote to the results share, hand its exit status back there and
+# power off. If anything here fails, the kernel panics when PID 1 exits,
+# which ends qemu (-no-reboot, panic=-1).
+
+PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+HOME=/tmp
+export PATH HOME
+
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mountpoint -q /dev || mount -t devtmpfs devtmpfs /dev
+mkdir -p /dev/pts /dev/shm /dev/hugepages
+mount -t devpts devpts /dev/pts
+mount -t tmpfs tmpfs /dev/shm
+mount -t tmpfs tmpfs /run
+mount -t tmpfs tmpfs /tmp
+mount -t bpf bpf /sys/fs/bpf
+mount -t hugetlbfs hugetlbfs /dev/hugepages
+
+share=/run/vm-share
+mkdir -p "$share"
+if ! mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 results "$share"; then
+	echo "vm-init: cannot mount the results share" >&2
+	exec /bin/busybox poweroff -f
+fi
+
+. "$share/env.sh"
+AFXDP_VM_RESULTS=$share/results
+AFXDP_VM=1
+export AFXDP_VM_RESULTS AFXDP_VM
+
+cat "$share/hugepages" >/proc/sys/vm/nr_hugepages 2>/dev/null
+ip link set lo up
+
+# The job's output goes to the console, which vm-run.sh shows on the host.
+/bin/bash "$share/job.sh" </dev/null >/dev/console 2>&1
+rc=$?
+
+# A kernel warning or BUG during the job fails it, unless allowed.
+dmesg >"$AFXDP_VM_RESULTS/dmesg.txt" 2>/dev/null
+if grep -qE 'WARNING: CPU|BUG:|Call Trace' "$AFXDP_VM_RESULTS/dmesg.txt"; then
+	{
+		echo "vm-init: the kernel reported a problem during the job:"
+		grep -E -A12 'WARNING: CPU|BUG:' "$AFXDP_VM_RESULTS/dmesg.txt"
+	} >/dev/console
+	if [ "$rc" = 0 ] && [ "${AFXDP_VM_ALLOW_KERNEL_WARN:-0}" != 1 ]; then
+		rc=1
+	fi
+fi
+echo "$rc" >"$share/rc"
+sync
+umount "$share"
+exec /bin/busybox poweroff -f

@@ -1,0 +1,165 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# vm-run.sh <script> [args...]
+#
+# Boot the patched kernel (built and cached by build.sh) under qemu, with the
+# host's root file system as the guest's root, read-only over 9p, and run
+# <script> [args...] in it as root, from the current directory. The script's
+# output appears on stdout (the guest console, kernel warnings included);
+# the exit status is the script's.
+#
+# Other exit statuses:
+#   77   no kernel image cached for the current patches, or no qemu: the
+#        caller should report a skip (run build.sh first)
+#   124  the VM did not end within AFXDP_VM_TIMEOUT seconds (killed)
+#   125  the VM ended without the script's status (kernel panic, crash)
+#
+# Inside the guest: /proc, /sys, /sys/fs/bpf, devtmpfs on /dev, tmpfs on
+# /run, /tmp and /dev/shm, hugetlbfs on /dev/hugepages with
+# AFXDP_VM_HUGEPAGES 2 MB pages reserved, lo up. Everything else is the host's
+# and read-only; $AFXDP_VM_RESULTS is a writable directory whose content is
+# copied to the host directory AFXDP_VM_RESULTS_DIR, when that is set, once
+# the VM has ended. Environment variables named AFXDP_* are passed in.
+#
+# Settings (environment):
+#   AFXDP_VM_KERNEL     a bzImage to boot instead of the cached one
+#   AFXDP_VM_TIMEOUT    seconds before the VM is killed (default 1200)
+#   AFXDP_VM_CPUS       vCPUs (default 2)
+#   AFXDP_VM_MEM        memory (default 2G)
+#   AFXDP_VM_HUGEPAGES  2 MB huge pages reserved in the guest (default 256)
+#   AFXDP_VM_RESULTS_DIR  host directory receiving the guest's results
+#   AFXDP_VM_ALLOW_KERNEL_WARN=1  do not fail a job during which the kernel
+#                       logged a WARNING or BUG (by default that turns a
+#                       successful status into 1; dmesg.txt in the results)
+#   AFXDP_VM_ICOUNT     run with -icount shift=<value> (single-threaded TCG):
+#                       guest time then counts guest instructions (2^shift ns
+#                       each) instead of following the host's clock, which
+#                       makes timings independent of the host's load
+#
+# The VM always ends: qemu runs with -no-reboot and the kernel with panic=-1
+# (a panic reboots, which ends qemu), the guest's init powers off after the
+# script, and a host-side timeout kills qemu. KVM is not used: /dev/kvm here
+# is a nested PVM that cannot run a normal kernel; TCG emulates instead.
+
+set -u
+. "$(dirname "$(readlink -f "$0")")/lib.sh"
+
+SKIP=77
+
+if [ $# -lt 1 ]; then
+	echo "usage: $0 <script> [args...]" >&2
+	exit 2
+fi
+
+image=$(kernel_image) || {
+	echo "SKIP: no patched kernel cached for the current patches and fragment (run kernel/build.sh)"
+	exit $SKIP
+}
+qemu=$(command -v qemu-system-x86_64) || {
+	echo "SKIP: qemu-system-x86_64 is not installed (apt-get install qemu-system-x86)"
+	exit $SKIP
+}
+
+script=$1
+shift
+case "$script" in
+/*) ;;
+*) if [ -e "$script" ]; then script=$(readlink -f "$script"); fi ;;
+esac
+
+# The guest has its own /tmp, /run and /dev/shm (tmpfs): host files there
+# are invisible to it.
+for a in "$script" "$@"; do
+	case "$a" in
+	/tmp/* | /run/* | /dev/shm/*)
+		[ -e "$a" ] && die "$a is not visible in the guest, which mounts its own tmpfs there (use another directory)"
+		;;
+	esac
+done
+
+timeout_s=${AFXDP_VM_TIMEOUT:-1200}
+cpus=${AFXDP_VM_CPUS:-2}
+mem=${AFXDP_VM_MEM:-2G}
+
+work=$(mktemp -d /tmp/afxdp-vm.XXXXXX) || die "cannot create a temporary directory"
+share=$work/share
+mkdir -p "$share/results"
+qpid=
+
+cleanup() {
+	if [ -n "$qpid" ] && kill -0 "$qpid" 2>/dev/null; then
+		kill "$qpid" 2>/dev/null
+		wait "$qpid" 2>/dev/null
+	fi
+	rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# The AFXDP_* environment, for the guest's init and the job.
+env | grep -E '^AFXDP_[A-Za-z0-9_]*=' | while IFS= read -r kv; do
+	echo "export $(printf %q "$kv")"
+done >"$share/env.sh"
+# The job: run from the current directory.
+{
+	echo "cd $(printf %q "$PWD") || exit 126"
+	printf 'exec %q' "$script"
+	for a in "$@"; do printf ' %q' "$a"; done
+	echo
+} >"$share/job.sh"
+echo "${AFXDP_VM_HUGEPAGES:-256}" >"$share/hugepages"
+
+init=$KERNEL_DIR/vm-init.sh
+[ -x "$init" ] || die "$init is missing or not executable"
+
+# shellcheck disable=SC2054 # commas belong to qemu options
+accel=(-accel tcg,thread=multi)
+if [ -n "${AFXDP_VM_ICOUNT:-}" ]; then
+	# shellcheck disable=SC2054
+	accel=(-accel tcg,thread=single -icount "shift=$AFXDP_VM_ICOUNT,sleep=on")
+fi
+
+cmdline="console=ttyS0 root=hostroot rootfstype=9p"
+cmdline+=" rootflags=trans=virtio,version=9p2000.L,msize=262144 ro"
+cmdline+=" init=$init panic=-1 oops=panic loglevel=4 quiet"
+
+touch "$work/console.log"
+timeout -k 10 "$timeout_s" "$qemu" \
+	"${accel[@]}" -cpu max -smp "$cpus" -m "$mem" \
+	-nodefaults -no-user-config -display none -no-reboot \
+	-kernel "$image" -append "$cmdline" \
+	-serial "file:$work/console.log" \
+	-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap" \
+	-virtfs "local,path=$share,mount_tag=results,security_model=none,multidevs=remap" \
+	</dev/null >"$work/qemu.log" 2>&1 &
+qpid=$!
+
+# In the background: a signal must reach the traps while we wait.
+tail -n +1 -f --pid="$qpid" "$work/console.log" | tr -d '\r' &
+tail_pid=$!
+wait "$qpid"
+qrc=$?
+qpid=
+wait "$tail_pid"
+
+if [ -n "${AFXDP_VM_RESULTS_DIR:-}" ]; then
+	mkdir -p "$AFXDP_VM_RESULTS_DIR" &&
+		cp -a "$share/results/." "$AFXDP_VM_RESULTS_DIR/" 2>/dev/null
+fi
+
+if [ "$qrc" = 124 ] || [ "$qrc" = 137 ]; then
+	echo "vm-run: the VM did not end within ${timeout_s}s and was killed" >&2
+	exit 124
+fi
+if [ ! -s "$share/rc" ]; then
+	echo "vm-run: the VM ended (qemu status $qrc) without the script's exit status" >&2
+	sed 's/^/qemu: /' "$work/qemu.log" >&2
+	exit 125
+fi
+rc=$(cat "$share/rc")
+case "$rc" in
+'' | *[!0-9]*) echo "vm-run: bad exit status '$rc' from the guest" >&2; exit 125 ;;
+esac
+exit "$rc"
