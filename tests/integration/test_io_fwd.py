@@ -42,7 +42,7 @@ def raw_frames(t, tp, src, dst, count, label):
 
 
 def wait_listening(ns, port, timeout=15):
-    deadline = time.monotonic() + timeout
+    deadline = env.deadline(timeout)
     while time.monotonic() < deadline:
         cp = ns.exec(["ss", "-Hltn", "sport = :%d" % port], check=False)
         if cp.stdout.strip():
@@ -68,7 +68,7 @@ def tcp_transfer(t, a, b):
                 client = env.popen(["nc", "-4", "-n", "-N", "-w", "30", ADDR_B, str(TCP_PORT)],
                                    ns=a.name, stdin=inp)
             try:
-                crc = client.wait(TCP_TIMEOUT)
+                crc = client.wait(env.scaled(TCP_TIMEOUT))
                 src_rc = server.wait(30)
             finally:
                 if client.poll() is None:

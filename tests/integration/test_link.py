@@ -16,7 +16,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from lib import runner, testpmd, topo, traffic  # noqa: E402
+from lib import env, runner, testpmd, topo, traffic  # noqa: E402
 
 # (what, which end of the veth to set down: "port" = the AF_XDP interface
 #  itself, "peer" = the other end, so the port loses its carrier)
@@ -32,7 +32,7 @@ SIZES = [64, 1500]
 
 
 def wait_link(tp, want, deadline):
-    end = time.monotonic() + deadline
+    end = env.deadline(deadline)
     while True:
         status = tp.port_info(0).get("Link status")
         if status == want or time.monotonic() > end:

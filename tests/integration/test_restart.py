@@ -56,7 +56,7 @@ def rx(tp):
 
 
 def wait_growth(tp, base):
-    deadline = time.monotonic() + GROW_DEADLINE
+    deadline = env.deadline(GROW_DEADLINE)
     while True:
         now = rx(tp)
         if now > base or time.monotonic() > deadline:

@@ -9,6 +9,9 @@ Environment variables:
   AFXDP_PROC_INFO  dpdk-proc-info to run (default: from PATH)
   AFXDP_KEEP       if set (non-empty, not 0): leave namespaces, mounts and files
                    of the run in place for debugging, and print how to remove them
+  AFXDP_TIME_SCALE stretch every deadline and timeout by this factor (default 1;
+                   the vm suite sets it: testpmd starts several times slower
+                   under an emulated CPU)
 """
 
 import contextlib
@@ -47,6 +50,18 @@ class HarnessError(Exception):
 
 
 _t0 = time.monotonic()
+
+# Deadlines are only against hangs; an emulated CPU needs longer ones.
+TIME_SCALE = float(os.environ.get("AFXDP_TIME_SCALE") or 1)
+
+
+def scaled(seconds):
+    return seconds * TIME_SCALE
+
+
+def deadline(seconds):
+    """The monotonic time `seconds` (scaled) from now."""
+    return time.monotonic() + scaled(seconds)
 
 
 def log(msg=""):
@@ -153,7 +168,7 @@ def run(args, ns=None, check=True, timeout=60, input=None):
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                              preexec_fn=_child_setup)
     try:
-        out, err = p.communicate(input, timeout=timeout)
+        out, err = p.communicate(input, timeout=scaled(timeout))
     except subprocess.TimeoutExpired:
         p.kill()
         out, err = p.communicate()

@@ -26,6 +26,7 @@ Sizes are whole frames without FCS, as AF_PACKET and AF_XDP see them.
 import argparse
 import errno
 import json
+import os
 import select
 import socket
 import struct
@@ -65,6 +66,12 @@ _RAMP = bytes(range(256)) * ((MAX_SIZE // 256) + 2)
 # socket sender outruns it and gets ENOBUFS: the frame was not sent).
 SEND_BACKOFF_S = 0.0005
 SEND_MAX_RETRIES = 20000
+
+
+def _deadline(seconds):
+    """A deadline, stretched by AFXDP_TIME_SCALE (a slow VM): this file also
+    runs on its own in a namespace, so it reads the variable itself."""
+    return time.monotonic() + seconds * float(os.environ.get("AFXDP_TIME_SCALE") or 1)
 
 
 def mac_bytes(mac):
@@ -264,7 +271,7 @@ def capture(iface, verifier, timeout, settle, ready=None):
         sock.recv(65536)
     if ready:
         ready()
-    deadline = time.monotonic() + timeout
+    deadline = _deadline(timeout)
     settle_end = None
     try:
         while True:
@@ -299,7 +306,7 @@ def sniff(iface, count, timeout, ready=None):
     if ready:
         ready()
     seen = []
-    deadline = time.monotonic() + timeout
+    deadline = _deadline(timeout)
     try:
         while len(seen) < count:
             left = deadline - time.monotonic()

@@ -85,7 +85,7 @@ def _kill(pids):
                 os.kill(p, sig)
             except ProcessLookupError:
                 pass
-        deadline = time.monotonic() + 5
+        deadline = env.deadline(5)
         while time.monotonic() < deadline and any(os.path.exists("/proc/%d" % p) for p in pids):
             time.sleep(0.1)
 

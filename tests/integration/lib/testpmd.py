@@ -186,7 +186,7 @@ class TestPmd:
         """Read until a prompt appears at or after `since`; its index, or -1
         if testpmd exited first. The forwarding lcores may print after the
         prompt (`set verbose`), so the prompt need not end the output."""
-        deadline = time.monotonic() + timeout
+        deadline = env.deadline(timeout)
         while True:
             at = self.transcript.find(PROMPT, since)
             if at >= 0:
@@ -204,7 +204,7 @@ class TestPmd:
         if self.proc is None:
             return
         try:
-            self.returncode = self.proc.wait(timeout)
+            self.returncode = self.proc.wait(env.scaled(timeout))
         except Exception:
             self.kill()
 
@@ -217,7 +217,7 @@ class TestPmd:
         self._pos = start
         os.write(self.master, (text + "\n").encode())
         # The line editor echoes what we typed: the output starts after that line.
-        deadline = time.monotonic() + timeout
+        deadline = env.deadline(timeout)
         while self.transcript.find("\n", start) < 0:
             if time.monotonic() > deadline or not self._read_some(0.2):
                 break
@@ -239,7 +239,7 @@ class TestPmd:
             raise TestPmdError("%s is not running (exit code %s); cannot quit"
                                % (self.label, self.returncode))
         os.write(self.master, b"quit\n")
-        deadline = time.monotonic() + timeout
+        deadline = env.deadline(timeout)
         while self._read_some(0.5):
             if time.monotonic() > deadline:
                 self.kill()
@@ -261,7 +261,7 @@ class TestPmd:
         middle of it, so the prompt may never be recognised. Waiting here for
         the quiet period is what makes the next command safe."""
         rx = re.compile(pattern)
-        deadline = time.monotonic() + timeout
+        deadline = env.deadline(timeout)
         while len(rx.findall(self.transcript, self._pos)) < count:
             if time.monotonic() > deadline or not self._read_some(0.2):
                 break
@@ -291,7 +291,7 @@ class TestPmd:
                     os.killpg(self.proc.pid, sig)
             except (ProcessLookupError, OSError):
                 pass
-            deadline = time.monotonic() + grace
+            deadline = env.deadline(grace)
             while time.monotonic() < deadline and self.proc.poll() is None:
                 if not self._read_some(0.1):
                     time.sleep(0.05)
@@ -378,7 +378,7 @@ class TestPmd:
         """Poll `show port stats` until RX-packets + RX-missed reaches `packets`
         (a deadline only against a hang: no timing is asserted), then `settle`
         seconds more so that extra frames would show. Returns the last stats."""
-        deadline = time.monotonic() + timeout
+        deadline = env.deadline(timeout)
         while True:
             st = self.port_stats(port)
             if st["RX-packets"] + st.get("RX-missed", 0) >= packets or time.monotonic() > deadline:

@@ -152,7 +152,7 @@ class Netns:
                     os.kill(p, sig)
                 except ProcessLookupError:
                     pass
-            deadline = time.monotonic() + 5
+            deadline = env.deadline(5)
             while time.monotonic() < deadline and self.pids():
                 time.sleep(0.1)
             pids = self.pids()

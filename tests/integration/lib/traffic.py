@@ -76,7 +76,7 @@ class Capture:
             cleanup.release(self._undo)
             return False
         try:
-            out, err = self.proc.communicate(timeout=self.timeout + 30)
+            out, err = self.proc.communicate(timeout=env.scaled(self.timeout + 30))
         except Exception:
             cleanup.release(self._undo)
             raise env.HarnessError("capture on %s did not finish" % self.iface) from None
@@ -187,7 +187,7 @@ class Sniff:
             cleanup.release(self._undo)
             return False
         try:
-            out, err = self.proc.communicate(timeout=self.timeout + 30)
+            out, err = self.proc.communicate(timeout=env.scaled(self.timeout + 30))
         except Exception:
             cleanup.release(self._undo)
             raise env.HarnessError("sniffer on %s did not finish" % self.iface) from None
