@@ -9,23 +9,19 @@ CYCLES times each (more cycles than the pool has fill rings' worth of mbufs,
 so a leak of the fill ring per stop exhausts the pool):
   A. use_pinned_map=1: the program is someone else's (bpftool, pinned map).
      While port 0 is stopped every mbuf is available: avail == pool size.
-  B. two ports on two queues of one veth (built-in program, shared): while
-     port 0 is stopped, port 1 (started, no traffic, so its fill ring is
-     exactly full) holds RING mbufs: avail == pool size - RING.
+  B. two ports on two queues of one veth (the built-in map program, shared,
+     redirect=map): while port 0 is stopped, port 1 (started, no traffic, so
+     its fill ring is exactly full) holds RING mbufs: avail == pool size - RING.
 Each `port start 0` must succeed; afterwards N frames still arrive.
 (`avail` is the common pool plus every lcore cache: see test_restart.py.)
 
-Fails with af_xdp_direct 0.1.0 (a driver bug, left for the driver's owner):
-every stop of such a port loses its whole fill ring (2048 mbufs with
-testpmd's defaults); after 7 (A) or 6 (B) restarts the pool is empty and
-`port start 0` fails ("mempool mb_pool_0 has no 64 free mbufs for the fill
-ring"). In af_xdp_ethdev.c, unplug() returns `quiet` only when the port has no
-program or is the last user of a program it attached itself, and
-af_xdp_dev_stop() passes that as `reclaim` to teardown_sockets(), so
-af_xdp_socket_destroy() (af_xdp_umem.c) skips reclaim_rx()/reclaim_tx() for
-a port on someone else's program (use_pinned_map, use_cni) or sharing ours
-with another port, and then closes the socket: the mbufs it offered the
-kernel are never put back.
+B uses redirect=map on purpose: the built-in direct program (redirect=auto
+on our patched kernel) reaches a queue's socket through the queue, not the
+map, until the socket is closed, so while it stays attached for port 1 the
+driver leaves port 0's fill ring to the kernel, by design (documented).
+
+Found a driver bug (fixed): every stop of such a port lost its whole fill
+ring, and after 6 or 7 restarts `port start 0` failed for want of mbufs.
 """
 
 import os
@@ -96,7 +92,8 @@ def pinned(t, net, dut, port, peer, obj):
 
 def same_iface(t, net, dut, port, peer):
     what = "second port on the interface"
-    vdevs = ["net_af_xdp%d,iface=%s,start_queue=%d" % (q, port.name, q) for q in range(2)]
+    vdevs = ["net_af_xdp%d,iface=%s,start_queue=%d,redirect=map" % (q, port.name, q)
+             for q in range(2)]
     with testpmd.TestPmd(dut, vdevs, fwd="rxonly", label="testpmd[same iface]") as tp:
         pool = tp.mempool("mb_pool_0")
         ring = rx_ring_size(tp)
