@@ -214,8 +214,8 @@ def main(argv):
     cleanup.install()
     rid = env.run_id()
     items = schedule(a)
-    print("bench: %d runs (%s preset: %d repeat(s) x %.1f s), results in %s" % (
-        len(items), a.preset, a.repeats, a.seconds, out), flush=True)
+    print("bench: %d runs (%s preset: %d repeat(s) x %.1f s), run id %s, results in %s" % (
+        len(items), a.preset, a.repeats, a.seconds, rid, out), flush=True)
     meta = {"date": datetime.datetime.now().strftime("%Y-%m-%d %H:%M"), "label": a.label,
             "machine": machine.describe(), "load_start": machine.loadavg(),
             "busy_start": busy_text(machine.busy_processes(1.0)), "repeats": a.repeats,

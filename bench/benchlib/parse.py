@@ -62,6 +62,9 @@ def parse_fwd_stats(text):
         if _FWD_ACC.match(line):
             total = section = {}
             continue
+        if "Forward Stats for RX Port" in line:     # a stream's block (several per port)
+            section = None
+            continue
         if re.match(r"^\s*[-+]{20,}\s*$", line):
             section = None
             continue

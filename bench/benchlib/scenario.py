@@ -22,9 +22,14 @@ clean-up stack).
 import json
 import os
 import shutil
+import sys
 import time
 
-from lib import cleanup, env, testpmd, topo
+# The integration tests' library: namespaces and veths (topo), testpmd on a
+# pseudo-terminal (testpmd), the clean-up stack (cleanup), commands (env).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))), "tests", "integration"))
+from lib import cleanup, env, testpmd, topo  # noqa: E402
 
 from . import machine, parse
 
