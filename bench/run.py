@@ -145,11 +145,14 @@ class Progress:
         line = "[%3d/%d] %2d:%02d elapsed, ~%2d:%02d left | %-12s %-6s %-8s repeat %d%s" % (
             i, self.total, el // 60, el % 60, left // 60, left % 60, item["config"], item["driver"],
             item["placement"], item["repeat"], (" | last: " + last) if last else "")
-        if self.tty:
-            sys.stderr.write("\r\x1b[K" + line[:200])
-        else:
-            sys.stderr.write(line + "\n")
-        sys.stderr.flush()
+        try:
+            if self.tty:
+                sys.stderr.write("\r\x1b[K" + line[:200])
+            else:
+                sys.stderr.write(line + "\n")
+            sys.stderr.flush()
+        except OSError:         # the reader went away: the runs go on
+            pass
 
     def done(self):
         if self.tty:
