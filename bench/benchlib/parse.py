@@ -13,7 +13,8 @@ testpmd 22.11 (app/test-pmd/testpmd.c, fwd_stats_display) prints at `stop`:
       CPU cycles/packet=180.78 (total cycles=859160496 / total rxonly packets=4752512) at 2600 MHz Clock
 
 RX-dropped is the port's imissed; TX-dropped is what the forwarding engine
-could not send plus the port's oerrors. The cycles line appears only with
+could not send plus the port's oerrors. With --record-burst-stats each port's
+block also has "RX-bursts : <polls> [<share> of <n> pkts + ...]". The cycles line appears only with
 --record-core-cycles and when packets moved; its packets are the Rx total of
 all ports (txonly, flowgen: the Tx total).
 """
@@ -40,6 +41,9 @@ def _key(name):
 
 _FWD_PORT = re.compile(r"^\s*-+ Forward statistics for port\s+(\d+)\s+-+\s*$")
 _FWD_ACC = re.compile(r"^\s*\++ Accumulated forward statistics for all ports\s*\++\s*$")
+# --record-burst-stats: "RX-bursts : 1234 [80% of 0 pkts + 15% of 64 pkts + 5% of other]",
+# polls counted whether they returned packets or not.
+_BURSTS = re.compile(r"^\s*(RX|TX)-bursts : (\d+) \[(.*)\]\s*$")
 _CYCLES = re.compile(r"CPU cycles/packet=([\d.]+) \(total cycles=(\d+) / total (\S+) "
                      r"packets=(\d+)\) at (\d+) MHz Clock")
 
@@ -47,7 +51,9 @@ _CYCLES = re.compile(r"CPU cycles/packet=([\d.]+) \(total cycles=(\d+) / total (
 def parse_fwd_stats(text):
     """The output of `stop`: {'ports': {port: counters}, 'total': counters,
     'cycles': {...} or None}. Counters are rx_packets, rx_dropped, rx_total,
-    tx_packets, tx_dropped, tx_total (and rx_error, rx_nombufs when shown).
+    tx_packets, tx_dropped, tx_total (and rx_error, rx_nombufs when shown;
+    with --record-burst-stats rx_bursts, rx_burst_spread, rx_empty_pct and the
+    same for tx).
     Only the last `stop` in `text` counts."""
     text = clean(text)
     starts = [m.start() for m in re.finditer(r"Telling cores to stop", text)]
@@ -69,6 +75,14 @@ def parse_fwd_stats(text):
             section = None
             continue
         if section is not None:
+            m = _BURSTS.match(line)
+            if m:
+                d = m.group(1).lower()
+                section[d + "_bursts"] = int(m.group(2))
+                section[d + "_burst_spread"] = m.group(3)
+                e = re.search(r"(\d+)% of 0 pkts", m.group(3))
+                section[d + "_empty_pct"] = int(e.group(1)) if e else 0
+                continue
             for k, v in _pairs(line).items():
                 section[_key(k)] = v
     cycles = None

@@ -13,8 +13,9 @@ from . import stats
 # runs.csv: these columns first, in this order; anything else after them.
 RUN_COLUMNS = [
     "seq", "repeat", "config", "driver", "placement", "order", "started", "error",
-    "offered_mpps", "received_mpps", "forwarded_mpps", "lost_mpps", "delivered_share", "bound",
+    "offered_mpps", "received_mpps", "forwarded_mpps", "dropped_mpps", "delivered_share", "bound",
     "cycles_per_packet", "busy_cycles", "cycles_packets", "tsc_mhz",
+    "rx_polls", "pkts_per_poll",
     "seconds", "built", "sent", "gen_ring_drops", "kernel_rx", "received", "rx_missed",
     "tx_packets", "tx_dropped", "forwarded", "sink_rx",
     "pp_before_ns", "pp_after_ns", "placement_class", "dut_oncpu_share", "dut_wait_share",
@@ -116,7 +117,8 @@ def shortfalls(figs, placement_names):
 
 def config_table(groups):
     lines = ["| configuration | driver | placement | runs | offered Mpps | received Mpps | forwarded Mpps "
-             "| lost Mpps | DUT cycles/packet | bound | DUT lcore on its CPU | placement indicator: round trip ns (classes) |",
+             "| dropped Mpps | DUT cycles/packet | bound | DUT lcore on its CPU "
+             "| placement indicator: round trip ns (classes) |",
              "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for g in groups:
         runs = "%d" % g["runs"] + (" (+%d failed)" % g["errors"] if g["errors"] else "")
@@ -127,7 +129,7 @@ def config_table(groups):
         lines.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
             g["config"], g["driver"], g["placement"], runs,
             fmt_spread(g["offered_mpps"]), fmt_spread(g["received_mpps"]),
-            fmt_spread(g["forwarded_mpps"]), fmt_spread(g["lost_mpps"]),
+            fmt_spread(g["forwarded_mpps"]), fmt_spread(g["dropped_mpps"]),
             fmt_spread(g["cycles_per_packet"], 1), _counts(g["bound"]), oncpu, ppt))
     return lines
 
@@ -215,10 +217,11 @@ def compose(meta, rows, groups, figs, micro, placement_names, notes):
     L.append("**bound**: *generator* when the DUT delivered at least %.0f%% of what the generator "
              "offered (the rate is then the generator's, not the DUT's: with the softirq placement "
              "the generator's CPU also runs the kernel's receive); *DUT* otherwise. "
-             "**lost**: offered minus delivered (received for rxonly and XDP_DROP, forwarded for io and "
+             "**dropped**: offered minus delivered, wherever it was lost (received for rxonly and XDP_DROP, forwarded for io and "
              "redirect). **cycles/packet**: testpmd's forwarding lcore in userspace, only bursts "
              "that returned packets (io: the Tx sendto included); time away from the CPU inside such a "
-             "burst counts too. **DUT lcore on its CPU**: the share of the measured window testpmd's "
+             "burst counts too; the per-poll costs are shared by the packets of a poll, so "
+             "cycles/packet compares only at equal offered load (runs.csv: pkts_per_poll). **DUT lcore on its CPU**: the share of the measured window testpmd's "
              "forwarding lcore ran (/proc/<tid>/schedstat); below ~99%% other work took the DUT's CPU "
              "(the threaded NAPI kthread, or someone else's process) and its cycles/packet is inflated "
              "by the time it was away." % (100 * meta["gen_bound_share"]))

@@ -240,7 +240,7 @@ class Bench:
         if cfg["fwd"] == "io":
             vdevs.append("net_af_xdp1,iface=%s" % self.d1.name)
         app = ["--rxd=%d" % s.rxd, "--txd=%d" % s.txd, "--burst=%d" % s.burst,
-               "--record-core-cycles"]
+               "--record-core-cycles", "--record-burst-stats"]
         tp = testpmd.TestPmd(self.dut_ns, vdevs, fwd=cfg["fwd"], total_mbufs=s.mbufs,
                              app_extra=app, label="testpmd[%s %s]" % (item["driver"], cfg["fwd"]))
         extra = ["--main-lcore", str(s.gen_cpu), testpmd.LOG_INFO]
@@ -280,6 +280,10 @@ class Bench:
             raise RunError("cannot read the forward statistics at stop:\n%s" % stop[-800:])
         p0 = fwd["ports"][0]
         row.update({"received": p0["rx_packets"], "rx_missed": p0["rx_dropped"]})
+        if p0.get("rx_bursts"):
+            # Port 0's polls, empty or not (testpmd --record-burst-stats).
+            row["rx_polls"] = p0["rx_bursts"]
+            row["pkts_per_poll"] = round(p0["rx_packets"] / p0["rx_bursts"], 3)
         if cfg["fwd"] == "io":
             p1 = fwd["ports"].get(1, {})
             row.update({"tx_packets": p1.get("tx_packets", 0), "tx_dropped": p1.get("tx_dropped", 0),
@@ -332,8 +336,8 @@ def derive(row, cfg):
     delivered = row.get(cfg["delivered"])
     if delivered is None:
         return row
-    lost = max(row["built"] - delivered, 0)
-    row["lost_mpps"] = mpps(lost)
+    dropped = max(row["built"] - delivered, 0)
+    row["dropped_mpps"] = mpps(dropped)
     row["delivered_share"] = round(delivered / row["built"], 4) if row["built"] else 0
     row["bound"] = "generator" if row["delivered_share"] >= GEN_BOUND_SHARE else "DUT"
     return row

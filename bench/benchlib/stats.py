@@ -10,8 +10,8 @@ import statistics
 TARGET_FORWARDING = 1.3        # ours/stock io forwarding Mpps, at least
 TARGET_RX_CYCLES = 0.5         # ours/stock rxonly cycles/packet, at most
 
-METRICS = ("offered_mpps", "received_mpps", "forwarded_mpps", "lost_mpps",
-           "cycles_per_packet", "pp_before_ns", "pp_after_ns", "dut_oncpu_share",
+METRICS = ("offered_mpps", "received_mpps", "forwarded_mpps", "dropped_mpps",
+           "cycles_per_packet", "pkts_per_poll", "pp_before_ns", "pp_after_ns", "dut_oncpu_share",
            "napi_cpu_share", "psi_cpu_some")
 
 

@@ -5,7 +5,7 @@
 The testpmd outputs in data/ are transcripts recorded by bench/run.py from
 Debian's dpdk-testpmd 22.11 with the stock net_af_xdp and with ours: start-up,
 a warm-up `start`/`stop`, the measured `start`/`stop` with
---record-core-cycles, `show port stats all`, `show port xstats all`, `quit`.
+--record-core-cycles and --record-burst-stats, `show port stats all`, `show port xstats all`, `quit`.
 data/txonly.log and data/multiqueue.log are app/testpmd/run.sh's raw output
 (through a pipe, not a terminal; ours). data/gen.out is afxdp-gen's. data/micro.txt is bench/micro/run.py's table.
 """
@@ -28,29 +28,37 @@ def data(name):
 class FwdStats(unittest.TestCase):
     def test_stock_rxonly_last_stop(self):
         f = parse.parse_fwd_stats(data("stock-rxonly.txt"))
-        # The measured stop, not the warm-up's (135.11 cycles/packet, 34640 packets).
-        self.assertEqual(f["ports"][0], {"rx_packets": 214042, "rx_dropped": 282918,
-                                         "rx_total": 496960, "tx_packets": 0, "tx_dropped": 0,
-                                         "tx_total": 0})
-        self.assertEqual(f["total"]["rx_packets"], 214042)
-        self.assertEqual(f["cycles"], {"cycles_per_packet": 152.78, "total_cycles": 32702060,
-                                       "mode": "rxonly", "packets": 214042, "mhz": 2600})
+        # The measured stop, not the warm-up's (43.79 cycles/packet, 344270 packets).
+        p0 = f["ports"][0]
+        self.assertEqual({k: p0[k] for k in ("rx_packets", "rx_dropped", "rx_total", "tx_packets",
+                                             "tx_dropped", "tx_total")},
+                         {"rx_packets": 986802, "rx_dropped": 103886, "rx_total": 1090688,
+                          "tx_packets": 0, "tx_dropped": 0, "tx_total": 0})
+        # --record-burst-stats: every poll, empty or not.
+        self.assertEqual(p0["rx_bursts"], 1726208)
+        self.assertEqual(p0["rx_empty_pct"], 99)
+        self.assertEqual(f["total"]["rx_packets"], 986802)
+        self.assertEqual(f["cycles"], {"cycles_per_packet": 51.15, "total_cycles": 50474623,
+                                       "mode": "rxonly", "packets": 986802, "mhz": 2600})
 
     def test_ours_rxonly(self):
         f = parse.parse_fwd_stats(data("ours-rxonly.txt"))
-        self.assertEqual(f["ports"][0]["rx_packets"], 288896)
-        self.assertEqual(f["ports"][0]["rx_dropped"], 341312)
-        self.assertEqual(f["cycles"]["cycles_per_packet"], 1169.14)
-        self.assertEqual(f["cycles"]["total_cycles"], 337759434)
+        self.assertEqual(f["ports"][0]["rx_packets"], 956608)
+        self.assertEqual(f["ports"][0]["rx_dropped"], 0)
+        self.assertEqual(f["ports"][0]["rx_bursts"], 44273540)
+        self.assertEqual(f["cycles"]["cycles_per_packet"], 44.58)
+        self.assertEqual(f["cycles"]["total_cycles"], 42644807)
 
     def test_io_two_ports(self):
-        for name, rx, tx, cpp in (("stock-io.txt", 105774, 105774, 6018.34),
-                                  ("ours-io.txt", 21248, 21248, 7637.54)):
+        for name, rx, tx, cpp in (("stock-io.txt", 81995, 81995, 3498.44),
+                                  ("ours-io.txt", 129472, 129472, 5845.15)):
             f = parse.parse_fwd_stats(data(name))
             self.assertEqual(sorted(f["ports"]), [0, 1], name)
             self.assertEqual(f["ports"][0]["rx_packets"], rx, name)
             self.assertEqual(f["ports"][1]["tx_packets"], tx, name)
             self.assertEqual(f["ports"][1]["rx_packets"], 0, name)
+            self.assertEqual(f["ports"][1]["rx_empty_pct"], 100, name)
+            self.assertGreater(f["ports"][1]["tx_bursts"], 0, name)
             self.assertEqual(f["cycles"]["mode"], "io", name)
             self.assertEqual(f["cycles"]["cycles_per_packet"], cpp, name)
             # The accumulated block is not mistaken for a port.
@@ -88,8 +96,8 @@ class PortStats(unittest.TestCase):
     def test_cumulative_since_port_start(self):
         # show port stats counts since the port started: warm-up + measured.
         st = parse.parse_port_stats(data("stock-rxonly.txt"))
-        self.assertEqual(st[0]["rx_packets"], 34640 + 214042)
-        self.assertEqual(st[0]["rx_missed"], 331094)
+        self.assertEqual(st[0]["rx_packets"], 344270 + 986802)
+        self.assertEqual(st[0]["rx_missed"], 107328)
         self.assertEqual(st[0]["rx_bytes"], 64 * st[0]["rx_packets"])
         self.assertNotIn("rx_pps", st[0])
 
@@ -104,7 +112,7 @@ class XStats(unittest.TestCase):
         xs = parse.parse_xstats(data("stock-io.txt"))
         self.assertEqual(sorted(xs), [0, 1])
         self.assertEqual(len(xs[0]), 13)
-        self.assertEqual(xs[0]["rx_missed_errors"], 634329)
+        self.assertEqual(xs[0]["rx_missed_errors"], 139840)
         self.assertNotIn("rx_q0_full_batches", xs[0])
 
     def test_ours(self):
@@ -114,8 +122,10 @@ class XStats(unittest.TestCase):
                      "rx_q0_ring_full", "rx_q0_fill_ring_empty_descs", "tx_q0_wakeups",
                      "rx_xdp_redirect_direct"):
             self.assertIn(name, x)
-        self.assertEqual(x["rx_q0_full_batches"], 4876)
-        self.assertEqual(x["rx_missed_errors"], 560768)
+        self.assertEqual(x["rx_q0_full_batches"], 14979)
+        self.assertEqual(x["rx_missed_errors"], 406912)
+        # The kernel's drops: no fill entry, not a full Rx ring.
+        self.assertEqual(x["rx_q0_dropped"], x["rx_q0_fill_ring_empty_descs"])
         self.assertEqual(x["rx_xdp_redirect_direct"], 0)     # the map on this kernel
         # The quit after the xstats is not read as a counter.
         self.assertNotIn("Bye...", x)
@@ -183,14 +193,14 @@ class Derive(unittest.TestCase):
                             scenario.CONFIGS["rxonly"])
         self.assertEqual(r["offered_mpps"], 4.0)
         self.assertEqual(r["received_mpps"], 3.95)
-        self.assertEqual(r["lost_mpps"], 0.05)
+        self.assertEqual(r["dropped_mpps"], 0.05)
         self.assertEqual(r["bound"], "generator")
 
     def test_io_dut_bound_counts_far_end(self):
         r = scenario.derive({"seconds": 2.0, "built": 8000000, "received": 7000000,
                              "forwarded": 2000000}, scenario.CONFIGS["io"])
         self.assertEqual(r["forwarded_mpps"], 1.0)
-        self.assertEqual(r["lost_mpps"], 3.0)
+        self.assertEqual(r["dropped_mpps"], 3.0)
         self.assertEqual(r["bound"], "DUT")
 
     def test_failed_run_has_no_rates(self):
