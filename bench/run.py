@@ -70,6 +70,9 @@ def options(argv):
     ap.add_argument("--out", help="results directory (default results/bench-<date>-<time>)")
     ap.add_argument("--label", help="a line for the report's head, e.g. the machine's state")
     ap.add_argument("--no-micro", action="store_true", help="leave out the Rx microbenchmark")
+    ap.add_argument("--stock-devargs", default="",
+                    help="devargs added to the stock driver's ports, e.g. busy_budget=0")
+    ap.add_argument("--ours-devargs", default="", help="devargs added to our driver's ports")
     a = ap.parse_args(argv)
     preset = "smoke" if a.smoke else "quick" if a.quick else "default"
     reps, secs, warm, settle, micro = PRESETS[preset]
@@ -230,7 +233,8 @@ def main(argv):
         s = scenario.Settings(seconds=a.seconds, warmup=a.warmup, settle=a.settle, size=a.size,
                               gen_cpu=a.gen_cpu, dut_cpu=a.dut_cpu, near_ns=a.near_ns,
                               gen=t["gen"], bench_xdp=t["bench_xdp"], pingpong=t["pingpong"],
-                              plugin=scenario.stage_plugin(t["plugin"], env.run_dir()), logs=logs)
+                              plugin=scenario.stage_plugin(t["plugin"], env.run_dir()), logs=logs,
+                              devargs={"stock": a.stock_devargs, "ours": a.ours_devargs})
         meta["settings"] = s
         log("plugin %s (staged from %s)" % (s.plugin, t["plugin"]))
         prog = Progress(len(items))

@@ -18,7 +18,7 @@ RUN_COLUMNS = [
     "rx_polls", "pkts_per_poll",
     "seconds", "built", "sent", "gen_ring_drops", "kernel_rx", "received", "rx_missed",
     "tx_packets", "tx_dropped", "forwarded", "sink_rx",
-    "pp_before_ns", "pp_after_ns", "placement_class", "dut_oncpu_share", "dut_wait_share",
+    "pp_before_ns", "pp_after_ns", "placement_class", "dut_oncpu_share", "dut_wait_share", "dut_slices",
     "napi_cpu", "napi_cpu_share", "psi_cpu_some",
     "net_rx_gen_cpu", "net_rx_dut_cpu", "redirect", "rx_path", "xdp_mode", "gen_method",
     "loadavg1",
@@ -198,6 +198,9 @@ def compose(meta, rows, groups, figs, micro, placement_names, notes):
                  meta["repeats"], s.seconds, s.size, s.warmup, s.gen_cpu, s.dut_cpu, s.mbufs,
                  s.rxd, s.txd, s.burst))
     L.append("- Our driver (from its log): %s." % meta["ours"])
+    for d in ("stock", "ours"):
+        if s.devargs.get(d):
+            L.append("- Extra devargs for %s: `%s`." % (d, s.devargs[d]))
     L.append("- Placements: %s." % "; ".join("**%s**: %s" % kv for kv in placement_names.items()))
     L.append("")
     L.append("## Headline: ours / stock, from interleaved pairs")

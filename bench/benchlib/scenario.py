@@ -65,6 +65,7 @@ class Settings:
         self.burst = 64
         self.mbufs = 16384
         self.near_ns = 200.0        # placement indicator: round trip below = near
+        self.devargs = {"stock": "", "ours": ""}    # appended to each port's --vdev
         self.gen = self.bench_xdp = self.pingpong = self.plugin = None
         self.logs = None            # directory for each run's transcript
         for k, v in kw.items():
@@ -204,6 +205,12 @@ class Bench:
         if dut_tids:
             row["dut_oncpu_share"] = share("dut", dut_tids, 0)
             row["dut_wait_share"] = share("dut", dut_tids, 1)
+            # Times the lcore was put back on its CPU: each one after
+            # something else ran there.
+            slices = [c1["dut"][i][2] - c0["dut"][i][2] for i in dut_tids
+                      if c1["dut"].get(i) and c0["dut"].get(i)]
+            if slices:
+                row["dut_slices"] = sum(slices)
         if napi_pids:
             row["napi_cpu_share"] = share("napi", napi_pids, 0)
             row["napi_cpu"] = ",".join(sorted({str(machine.last_cpu(p)) for p in napi_pids}))
@@ -236,9 +243,11 @@ class Bench:
 
     def _testpmd(self, item, cfg):
         s = self.s
-        vdevs = ["net_af_xdp0,iface=%s" % self.d0.name]
+        extra = s.devargs.get(item["driver"]) or ""
+        extra = ("," + extra) if extra else ""
+        vdevs = ["net_af_xdp0,iface=%s%s" % (self.d0.name, extra)]
         if cfg["fwd"] == "io":
-            vdevs.append("net_af_xdp1,iface=%s" % self.d1.name)
+            vdevs.append("net_af_xdp1,iface=%s%s" % (self.d1.name, extra))
         app = ["--rxd=%d" % s.rxd, "--txd=%d" % s.txd, "--burst=%d" % s.burst,
                "--record-core-cycles", "--record-burst-stats"]
         tp = testpmd.TestPmd(self.dut_ns, vdevs, fwd=cfg["fwd"], total_mbufs=s.mbufs,
