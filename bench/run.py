@@ -130,8 +130,11 @@ def tools(a):
     missing = [k for k in ("gen", "bench_xdp", "pingpong", "plugin")
                if not t[k] or not os.access(t[k], os.X_OK if k != "plugin" else os.R_OK)]
     if missing:
-        sys.exit("bench: not built in %s: %s (run scripts/setup.sh, or scripts/bench.sh which does)"
-                 % (b, ", ".join(missing)))
+        hint = "run scripts/setup.sh, or scripts/bench.sh which does"
+        if not os.path.isdir(os.path.join(b, "bench")):
+            hint = ("the build has no bench/ directory: the top-level meson.build needs "
+                    "subdir('bench') after subdir('app/xdp-gen'), then scripts/setup.sh")
+        sys.exit("bench: not built in %s: %s (%s)" % (b, ", ".join(missing), hint))
     return t
 
 
