@@ -1,0 +1,251 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The benchmark's outputs: a Markdown report (also printed), runs.csv (every
+run), summary.csv (per configuration) and plot.png (bench/benchlib/plot.py,
+in a Python that has matplotlib)."""
+
+import csv
+import os
+import subprocess
+import sys
+
+from . import stats
+
+# runs.csv: these columns first, in this order; anything else after them.
+RUN_COLUMNS = [
+    "seq", "repeat", "config", "driver", "placement", "order", "started", "error",
+    "offered_mpps", "received_mpps", "forwarded_mpps", "dropped_mpps", "delivered_share", "bound",
+    "cycles_per_packet", "busy_cycles", "cycles_packets", "tsc_mhz",
+    "rx_polls", "pkts_per_poll",
+    "seconds", "built", "sent", "gen_ring_drops", "kernel_rx", "received", "rx_missed",
+    "tx_packets", "tx_dropped", "forwarded", "sink_rx",
+    "pp_before_ns", "pp_after_ns", "placement_class", "dut_oncpu_share", "dut_wait_share", "dut_slices",
+    "napi_cpu", "napi_cpu_share", "psi_cpu_some",
+    "net_rx_gen_cpu", "net_rx_dut_cpu", "redirect", "rx_path", "xdp_mode", "gen_method",
+    "loadavg1",
+]
+
+FIGURE_NAMES = {
+    ("io", "forwarded_mpps"): "io forwarding, Mpps at the far end",
+    ("rxonly", "cycles_per_packet"): "rxonly, DUT userspace cycles/packet",
+    ("io", "cycles_per_packet"): "io, DUT userspace cycles/packet (Tx sendto included)",
+    ("rxonly", "received_mpps"): "rxonly, Mpps received",
+}
+
+
+def write_runs_csv(path, rows):
+    cols = list(RUN_COLUMNS)
+    for r in rows:
+        for k in r:
+            if k not in cols:
+                cols.append(k)
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=cols, extrasaction="ignore")
+        w.writeheader()
+        for r in rows:
+            w.writerow({k: ("" if r.get(k) is None else r.get(k)) for k in cols})
+
+
+def write_summary_csv(path, groups):
+    cols = ["config", "driver", "placement", "runs", "errors"]
+    for m in stats.METRICS:
+        cols += [m + "_min", m + "_median", m + "_max"]
+    cols += ["bound", "placement_classes"]
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(cols)
+        for g in groups:
+            line = [g["config"], g["driver"], g["placement"], g["runs"], g["errors"]]
+            for m in stats.METRICS:
+                line += list(g[m]) if g[m] else ["", "", ""]
+            line.append(" ".join("%s:%d" % kv for kv in sorted(g["bound"].items())))
+            line.append(" ".join("%s:%d" % kv for kv in sorted(g["classes"].items())))
+            w.writerow(line)
+
+
+def _fmt(x, digits):
+    return "%.*f" % (digits, x)
+
+
+def fmt_spread(sp, digits=2):
+    """'median (min-max)'; one value alone; '-' for none."""
+    if not sp:
+        return "-"
+    lo, med, hi = sp
+    if lo == hi:
+        return _fmt(med, digits)
+    return "%s (%s-%s)" % (_fmt(med, digits), _fmt(lo, digits), _fmt(hi, digits))
+
+
+def _counts(d):
+    return ", ".join("%s %d" % (k, v) for k, v in sorted(d.items(), key=lambda kv: -kv[1])) or "-"
+
+
+def headline_table(figs, placement_names):
+    lines = ["| placement | figure | stock | ours | ours/stock: median of pairs (min-max) | target | verdict |",
+             "| --- | --- | --- | --- | --- | --- | --- |"]
+    for f in figs:
+        digits = 1 if f["metric"] == "cycles_per_packet" else 3
+        target = "-" if f["target"] is None else ("%s %.1fx" % ("at least" if f["higher_is_better"] else "at most",
+                                                                f["target"]))
+        ratio = "%.2fx (%.2f-%.2f), %d pairs" % (f["ratio"], f["ratio_min"], f["ratio_max"], f["pairs"])
+        if f["metric"] == "cycles_per_packet":
+            ratio += ", %d with both runs in one placement class" % f["same_class_pairs"]
+        verdict = f["verdict"]
+        if f["metric"] == "received_mpps" and f.get("gen_bound_pairs"):
+            verdict = "generator-bound in %d of %d pairs: measures the generator" % (
+                f["gen_bound_pairs"], f["pairs"])
+        lines.append("| %s | %s | %s | %s | %s | %s | %s |" % (
+            placement_names.get(f["placement"], f["placement"]),
+            FIGURE_NAMES.get((f["config"], f["metric"]), "%s %s" % (f["config"], f["metric"])),
+            _fmt(f["stock"], digits), _fmt(f["ours"], digits), ratio, target, verdict))
+    return lines
+
+
+def shortfalls(figs, placement_names):
+    out = []
+    for f in figs:
+        if f["verdict"].startswith("SHORT"):
+            out.append("- **Short**: %s, %s: ours/stock %.2fx, target %s %.1fx." % (
+                FIGURE_NAMES.get((f["config"], f["metric"])), placement_names.get(f["placement"]),
+                f["ratio"], "at least" if f["higher_is_better"] else "at most", f["target"]))
+        elif f["verdict"].startswith("not measurable"):
+            out.append("- **Not shown**: %s, %s: %s." % (
+                FIGURE_NAMES.get((f["config"], f["metric"])), placement_names.get(f["placement"]),
+                f["verdict"]))
+    return out
+
+
+def config_table(groups):
+    lines = ["| configuration | driver | placement | runs | offered Mpps | received Mpps | forwarded Mpps "
+             "| dropped Mpps | DUT cycles/packet | bound | DUT lcore on its CPU "
+             "| placement indicator: round trip ns (classes) |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for g in groups:
+        runs = "%d" % g["runs"] + (" (+%d failed)" % g["errors"] if g["errors"] else "")
+        pp = g["pp_before_ns"]
+        ppt = "-" if not pp else "%s (%s)" % (fmt_spread(pp, 0), _counts(g["classes"]))
+        oncpu = g["dut_oncpu_share"]
+        oncpu = "-" if not oncpu else "%.0f%% (%.0f-%.0f%%)" % (100 * oncpu[1], 100 * oncpu[0], 100 * oncpu[2])
+        lines.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            g["config"], g["driver"], g["placement"], runs,
+            fmt_spread(g["offered_mpps"]), fmt_spread(g["received_mpps"]),
+            fmt_spread(g["forwarded_mpps"]), fmt_spread(g["dropped_mpps"]),
+            fmt_spread(g["cycles_per_packet"], 1), _counts(g["bound"]), oncpu, ppt))
+    return lines
+
+
+def micro_table(micro, rx_path):
+    if not micro:
+        return []
+    lines = ["| Rx path | instructions/packet (callgrind) | TSC cycles/packet, median (min-max) | vs target 20 (aim 12) |",
+             "| --- | --- | --- | --- |"]
+    for m in micro:
+        used = rx_path and m["impl"].lower() == rx_path.lower()
+        lines.append("| %s%s | %.2f | %s | %s |" % (
+            m["impl"], " (used by the driver here)" if used else "", m["instructions"],
+            fmt_spread((m["cycles_min"], m["cycles_median"], m["cycles_max"])), m["verdict"]))
+    return lines
+
+
+def plot(python_candidates, script, runs_csv, png):
+    """Draw plot.png in the first interpreter that can import matplotlib.
+    Returns (ok, message); never raises."""
+    tried = []
+    for py in python_candidates:
+        if not py or not os.path.exists(py) or py in tried:
+            continue
+        tried.append(py)
+        try:
+            cp = subprocess.run([py, script, runs_csv, png], capture_output=True, text=True,
+                                timeout=120)
+        except (OSError, subprocess.TimeoutExpired) as e:
+            return False, "plot: %s failed: %s" % (py, e)
+        if cp.returncode == 0:
+            return True, "plot: %s" % png
+        if cp.returncode != 3:      # 3: no matplotlib in that interpreter
+            return False, "plot failed in %s: %s" % (py, (cp.stderr or cp.stdout).strip()[-400:])
+    return False, ("no plot: matplotlib cannot be imported by %s (Debian: apt-get install "
+                   "python3-matplotlib, which scripts/setup.sh does)" % " or ".join(tried or ["python3"]))
+
+
+def default_pythons():
+    return [sys.executable, "/usr/bin/python3"]
+
+
+def compose(meta, rows, groups, figs, micro, placement_names, notes):
+    """The whole Markdown report, as a list of lines."""
+    L = []
+    L.append("# af_xdp_direct benchmark, %s" % meta["date"])
+    L.append("")
+    if meta.get("label"):
+        L.append("**%s**" % meta["label"])
+        L.append("")
+    if meta.get("interrupted"):
+        L.append("**Interrupted after %d of %d runs: the figures below are partial.**"
+                 % (len(rows), meta["planned"]))
+        L.append("")
+    m = meta["machine"]
+    L.append("- Machine: %s, %d CPUs, Linux %s, DPDK %s (Debian's dpdk-testpmd)." % (
+        m["cpu_model"], m["cpus"], m["kernel"], m["dpdk"]))
+    L.append("- Load average at the start %s, at the end %s; busy processes at the start: %s; at the end: %s." % (
+        "/".join("%.2f" % x for x in meta["load_start"]), "/".join("%.2f" % x for x in meta["load_end"]),
+        meta["busy_start"] or "none", meta["busy_end"] or "none"))
+    s = meta["settings"]
+    L.append("- Runs: %d repeat(s) of %.1f s of %d-byte frames (after %.1f s of warm-up traffic) per "
+             "configuration; stock and ours back to back, the first of each pair alternating; "
+             "generator (afxdp-gen, live frames) on CPU %d, DUT (testpmd's forwarding lcore) on CPU %d; "
+             "testpmd --no-huge, %d mbufs, rxd/txd %d/%d, burst %d." % (
+                 meta["repeats"], s.seconds, s.size, s.warmup, s.gen_cpu, s.dut_cpu, s.mbufs,
+                 s.rxd, s.txd, s.burst))
+    L.append("- Our driver (from its log): %s." % meta["ours"])
+    for d in ("stock", "ours"):
+        if s.devargs.get(d):
+            L.append("- Extra devargs for %s: `%s`." % (d, s.devargs[d]))
+    L.append("- Placements: %s." % "; ".join("**%s**: %s" % kv for kv in placement_names.items()))
+    L.append("")
+    L.append("## Headline: ours / stock, from interleaved pairs")
+    L.append("")
+    L += headline_table(figs, {k: k for k in placement_names})
+    L.append("")
+    sf = shortfalls(figs, {k: k for k in placement_names})
+    if sf:
+        L += sf
+    else:
+        L.append("- Every target with data is met.")
+    L.append("")
+    L.append("## Every configuration: median (min-max) over the runs")
+    L.append("")
+    L += config_table(groups)
+    L.append("")
+    L.append("**bound**: *generator* when the DUT delivered at least %.0f%% of what the generator "
+             "offered (the rate is then the generator's, not the DUT's: with the softirq placement "
+             "the generator's CPU also runs the kernel's receive); *DUT* otherwise. "
+             "**dropped**: offered minus delivered, wherever it was lost (received for rxonly and XDP_DROP, forwarded for io and "
+             "redirect). **cycles/packet**: testpmd's forwarding lcore in userspace, only bursts "
+             "that returned packets (io: the Tx sendto included); time away from the CPU inside such a "
+             "burst counts too; the per-poll costs are shared by the packets of a poll, so "
+             "cycles/packet compares only at equal offered load (runs.csv: pkts_per_poll). **DUT lcore on its CPU**: the share of the measured window testpmd's "
+             "forwarding lcore ran (/proc/<tid>/schedstat); below ~99%% other work took the DUT's CPU "
+             "(the threaded NAPI kthread, or someone else's process) and its cycles/packet is inflated "
+             "by the time it was away." % (100 * meta["gen_bound_share"]))
+    L.append("")
+    if micro:
+        L.append("## Rx microbenchmark (bench/micro: our batch receive on in-memory rings, refill included)")
+        L.append("")
+        L += micro_table(micro, meta.get("rx_path"))
+        L.append("")
+    elif meta.get("micro_note"):
+        L.append("Rx microbenchmark: %s" % meta["micro_note"])
+        L.append("")
+    errs = [r for r in rows if r.get("error")]
+    if errs:
+        L.append("## Failed runs")
+        L.append("")
+        for r in errs:
+            L.append("- run %s (%s, %s, %s, repeat %s): %s" % (r["seq"], r["config"], r["driver"],
+                                                              r["placement"], r["repeat"], r["error"]))
+        L.append("")
+    if notes:
+        L += notes
+        L.append("")
+    return L

@@ -1,0 +1,120 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""From runs to figures: min/median/max per configuration, ours/stock ratios
+from interleaved pairs, and the verdicts against the project's targets.
+Pure functions on the rows bench/run.py collects (dicts, as in runs.csv)."""
+
+import statistics
+
+# The targets the project holds itself to (issue 5), stated beside the
+# figures, never asserted.
+TARGET_FORWARDING = 1.3        # ours/stock io forwarding Mpps, at least
+TARGET_RX_CYCLES = 0.5         # ours/stock rxonly cycles/packet, at most
+
+METRICS = ("offered_mpps", "received_mpps", "forwarded_mpps", "dropped_mpps",
+           "cycles_per_packet", "pkts_per_poll", "pp_before_ns", "pp_after_ns", "dut_oncpu_share",
+           "napi_cpu_share", "psi_cpu_some")
+
+
+def _num(v):
+    if v is None or v == "":
+        return None
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        return None
+
+
+def spread(values):
+    """(min, median, max) of the numbers among `values`, or None."""
+    xs = [x for x in (_num(v) for v in values) if x is not None]
+    if not xs:
+        return None
+    return (min(xs), statistics.median(xs), max(xs))
+
+
+def ok(row):
+    return not row.get("error")
+
+
+def summarise(rows, order=None):
+    """One entry per (config, driver, placement): runs, errors, spreads of
+    METRICS, how often the DUT was the bound, placement classes."""
+    groups = {}
+    for r in rows:
+        key = (r["config"], r["driver"], r["placement"])
+        groups.setdefault(key, []).append(r)
+    out = []
+    for key, rs in groups.items():
+        good = [r for r in rs if ok(r)]
+        g = {"config": key[0], "driver": key[1], "placement": key[2], "runs": len(good),
+             "errors": len(rs) - len(good)}
+        for m in METRICS:
+            g[m] = spread(r.get(m) for r in good)
+        g["bound"] = {}
+        g["classes"] = {}
+        for r in good:
+            if r.get("bound"):
+                g["bound"][r["bound"]] = g["bound"].get(r["bound"], 0) + 1
+            c = r.get("placement_class") or "?"
+            g["classes"][c] = g["classes"].get(c, 0) + 1
+        out.append(g)
+    if order:
+        out.sort(key=lambda g: order(g["config"], g["driver"], g["placement"]))
+    return out
+
+
+def pairs(rows, config, placement):
+    """(stock row, ours row) of each repeat in which both ran without error:
+    the two runs of a pair ran back to back (the interleaved A/B)."""
+    by = {}
+    for r in rows:
+        if r["config"] == config and r["placement"] == placement and ok(r):
+            by.setdefault(r["repeat"], {})[r["driver"]] = r
+    return [(d["stock"], d["ours"]) for _, d in sorted(by.items(), key=lambda kv: int(kv[0]))
+            if "stock" in d and "ours" in d]
+
+
+def ratio_figure(rows, config, placement, metric, target=None, higher_is_better=True):
+    """ours/stock for one figure: medians of each driver, the median and
+    range of the per-pair ratios, and the verdict against `target`."""
+    ps = [(a, b) for a, b in pairs(rows, config, placement)
+          if (_num(a.get(metric)) or 0) > 0 and _num(b.get(metric)) is not None]
+    f = {"config": config, "placement": placement, "metric": metric, "pairs": len(ps),
+         "target": target, "higher_is_better": higher_is_better}
+    if not ps:
+        f["verdict"] = "no data"
+        return f
+    stock = [_num(a[metric]) for a, _ in ps]
+    ours = [_num(b[metric]) for _, b in ps]
+    ratios = [o / s for s, o in zip(stock, ours)]
+    f.update({"stock": statistics.median(stock), "ours": statistics.median(ours),
+              "ratio": statistics.median(ratios), "ratio_min": min(ratios),
+              "ratio_max": max(ratios),
+              "same_class_pairs": sum(1 for a, b in ps
+                                      if a.get("placement_class") == b.get("placement_class")
+                                      and a.get("placement_class") in ("near", "far"))})
+    gen_bound = sum(1 for a, b in ps if a.get("bound") == "generator" and b.get("bound") == "generator")
+    f["gen_bound_pairs"] = gen_bound
+    if target is None:
+        f["verdict"] = "(no target)"
+    elif metric.endswith("_mpps") and gen_bound * 2 > len(ps):
+        f["verdict"] = ("not measurable: both drivers took all the generator offered in %d of %d "
+                        "pairs (generator-bound)" % (gen_bound, len(ps)))
+    else:
+        met = f["ratio"] >= target if higher_is_better else f["ratio"] <= target
+        if met:
+            f["verdict"] = "met"
+        else:
+            f["verdict"] = "SHORT of the target"
+    return f
+
+
+def headline(rows, placements):
+    """The figures the project is judged by, per placement."""
+    out = []
+    for p in placements:
+        out.append(ratio_figure(rows, "io", p, "forwarded_mpps", TARGET_FORWARDING, True))
+        out.append(ratio_figure(rows, "rxonly", p, "cycles_per_packet", TARGET_RX_CYCLES, False))
+        out.append(ratio_figure(rows, "io", p, "cycles_per_packet", None, False))
+        out.append(ratio_figure(rows, "rxonly", p, "received_mpps", None, True))
+    return [f for f in out if f["verdict"] != "no data"]

@@ -1,0 +1,301 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Unit tests of the benchmark's parsing and arithmetic (no root, no traffic).
+
+The testpmd outputs in data/ are transcripts recorded by bench/run.py from
+Debian's dpdk-testpmd 22.11 with the stock net_af_xdp and with ours: start-up,
+a warm-up `start`/`stop`, the measured `start`/`stop` with
+--record-core-cycles and --record-burst-stats, `show port stats all`, `show port xstats all`, `quit`.
+data/txonly.log and data/multiqueue.log are app/testpmd/run.sh's raw output
+(through a pipe, not a terminal; ours). data/gen.out is afxdp-gen's. data/micro.txt is bench/micro/run.py's table.
+"""
+
+import os
+import sys
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+
+from benchlib import parse, report, scenario, stats  # noqa: E402
+
+
+def data(name):
+    with open(os.path.join(HERE, "data", name)) as f:
+        return f.read()
+
+
+class FwdStats(unittest.TestCase):
+    def test_stock_rxonly_last_stop(self):
+        f = parse.parse_fwd_stats(data("stock-rxonly.txt"))
+        # The measured stop, not the warm-up's (43.79 cycles/packet, 344270 packets).
+        p0 = f["ports"][0]
+        self.assertEqual({k: p0[k] for k in ("rx_packets", "rx_dropped", "rx_total", "tx_packets",
+                                             "tx_dropped", "tx_total")},
+                         {"rx_packets": 986802, "rx_dropped": 103886, "rx_total": 1090688,
+                          "tx_packets": 0, "tx_dropped": 0, "tx_total": 0})
+        # --record-burst-stats: every poll, empty or not.
+        self.assertEqual(p0["rx_bursts"], 1726208)
+        self.assertEqual(p0["rx_empty_pct"], 99)
+        self.assertEqual(f["total"]["rx_packets"], 986802)
+        self.assertEqual(f["cycles"], {"cycles_per_packet": 51.15, "total_cycles": 50474623,
+                                       "mode": "rxonly", "packets": 986802, "mhz": 2600})
+
+    def test_ours_rxonly(self):
+        f = parse.parse_fwd_stats(data("ours-rxonly.txt"))
+        self.assertEqual(f["ports"][0]["rx_packets"], 956608)
+        self.assertEqual(f["ports"][0]["rx_dropped"], 0)
+        self.assertEqual(f["ports"][0]["rx_bursts"], 44273540)
+        self.assertEqual(f["cycles"]["cycles_per_packet"], 44.58)
+        self.assertEqual(f["cycles"]["total_cycles"], 42644807)
+
+    def test_io_two_ports(self):
+        for name, rx, tx, cpp in (("stock-io.txt", 81995, 81995, 3498.44),
+                                  ("ours-io.txt", 129472, 129472, 5845.15)):
+            f = parse.parse_fwd_stats(data(name))
+            self.assertEqual(sorted(f["ports"]), [0, 1], name)
+            self.assertEqual(f["ports"][0]["rx_packets"], rx, name)
+            self.assertEqual(f["ports"][1]["tx_packets"], tx, name)
+            self.assertEqual(f["ports"][1]["rx_packets"], 0, name)
+            self.assertEqual(f["ports"][1]["rx_empty_pct"], 100, name)
+            self.assertGreater(f["ports"][1]["tx_bursts"], 0, name)
+            self.assertEqual(f["cycles"]["mode"], "io", name)
+            self.assertEqual(f["cycles"]["cycles_per_packet"], cpp, name)
+            # The accumulated block is not mistaken for a port.
+            self.assertEqual(f["total"]["tx_packets"], tx, name)
+
+    def test_cycles_is_busy_over_packets(self):
+        for name in ("stock-rxonly.txt", "ours-rxonly.txt", "stock-io.txt", "ours-io.txt"):
+            c = parse.parse_fwd_stats(data(name))["cycles"]
+            self.assertAlmostEqual(c["cycles_per_packet"], c["total_cycles"] / c["packets"], places=1)
+
+    def test_txonly_counts_tx(self):
+        f = parse.parse_fwd_stats(data("txonly.log"))
+        self.assertEqual(f["cycles"]["mode"], "txonly")
+        self.assertEqual(f["cycles"]["packets"], f["total"]["tx_packets"])
+        self.assertGreater(f["cycles"]["packets"], 0)
+
+    def test_multiqueue_streams_are_not_ports(self):
+        # Two streams (one per queue) print their own blocks before the port's.
+        f = parse.parse_fwd_stats(data("multiqueue.log"))
+        self.assertEqual(list(f["ports"]), [0])
+        self.assertEqual(f["ports"][0]["rx_packets"], 546048 + 206976)
+        self.assertEqual(f["ports"][0]["rx_dropped"], 749248)
+        self.assertEqual(f["cycles"]["packets"], 753024)
+
+    def test_no_stop(self):
+        f = parse.parse_fwd_stats("testpmd> show port info 0\n")
+        self.assertEqual(f, {"ports": {}, "total": None, "cycles": None})
+
+    def test_escapes_and_carriage_returns(self):
+        raw = data("stock-rxonly.txt").replace("\n", "\r\n").replace("testpmd> ", "\x1b[Ktestpmd> ")
+        self.assertEqual(parse.parse_fwd_stats(raw), parse.parse_fwd_stats(data("stock-rxonly.txt")))
+
+
+class PortStats(unittest.TestCase):
+    def test_cumulative_since_port_start(self):
+        # show port stats counts since the port started: warm-up + measured.
+        st = parse.parse_port_stats(data("stock-rxonly.txt"))
+        self.assertEqual(st[0]["rx_packets"], 344270 + 986802)
+        self.assertEqual(st[0]["rx_missed"], 107328)
+        self.assertEqual(st[0]["rx_bytes"], 64 * st[0]["rx_packets"])
+        self.assertNotIn("rx_pps", st[0])
+
+    def test_io_both_ports(self):
+        st = parse.parse_port_stats(data("ours-io.txt"))
+        self.assertEqual(st[1]["tx_packets"], st[0]["rx_packets"])
+        self.assertEqual(st[1]["tx_bytes"], 64 * st[1]["tx_packets"])
+
+
+class XStats(unittest.TestCase):
+    def test_stock(self):
+        xs = parse.parse_xstats(data("stock-io.txt"))
+        self.assertEqual(sorted(xs), [0, 1])
+        self.assertEqual(len(xs[0]), 13)
+        self.assertEqual(xs[0]["rx_missed_errors"], 139840)
+        self.assertNotIn("rx_q0_full_batches", xs[0])
+
+    def test_ours(self):
+        xs = parse.parse_xstats(data("ours-rxonly.txt"))
+        x = xs[0]
+        for name in ("rx_q0_full_batches", "rx_q0_partial_batches", "rx_q0_wakeups",
+                     "rx_q0_ring_full", "rx_q0_fill_ring_empty_descs", "tx_q0_wakeups",
+                     "rx_xdp_redirect_direct"):
+            self.assertIn(name, x)
+        self.assertEqual(x["rx_q0_full_batches"], 14979)
+        self.assertEqual(x["rx_missed_errors"], 406912)
+        # The kernel's drops: no fill entry, not a full Rx ring.
+        self.assertEqual(x["rx_q0_dropped"], x["rx_q0_fill_ring_empty_descs"])
+        self.assertEqual(x["rx_xdp_redirect_direct"], 0)     # the map on this kernel
+        # The quit after the xstats is not read as a counter.
+        self.assertNotIn("Bye...", x)
+
+
+class Startup(unittest.TestCase):
+    def test_ours(self):
+        s = parse.parse_startup(data("ours-io.txt"))
+        self.assertEqual(s["driver"], "af_xdp_direct 0.1.0")
+        self.assertEqual(s["redirect"], "map")
+        self.assertEqual(s["rx_path"], "AVX2")
+        self.assertEqual(s["xdp_mode"], "native (drv)")
+        self.assertEqual(s["copy"], "copy")
+        self.assertIs(s["dispatcher"], False)
+
+    def test_stock(self):
+        s = parse.parse_startup(data("stock-rxonly.txt"))
+        self.assertEqual(s["driver"], "stock")
+        self.assertIsNone(s["redirect"])
+        self.assertIsNone(s["rx_path"])
+
+
+class Tools(unittest.TestCase):
+    def test_gen_json_last_line(self):
+        out = data("gen.out")
+        g = parse.parse_gen_json(out)
+        self.assertEqual(g["method"], "live")
+        self.assertEqual(g["sent"] + g["dropped"], g["built"])
+        with self.assertRaises(ValueError):
+            parse.parse_gen_json("afxdp-gen: error\n")
+
+    def test_micro(self):
+        rows = parse.parse_micro(data("micro.txt"))
+        self.assertEqual([r["impl"] for r in rows], ["scalar", "sse", "avx2"])
+        self.assertEqual(rows[2]["instructions"], 12.26)
+        self.assertEqual(rows[2]["verdict"], "within the target")
+        self.assertEqual(rows[0]["cycles_min"], rows[0]["cycles_max"])
+
+    def test_softirqs(self):
+        text = ("                    CPU0       CPU1\n"
+                "          HI:          1          0\n"
+                "      NET_TX:         10         20\n"
+                "      NET_RX:   29840387   17829421\n")
+        self.assertEqual(parse.parse_softirqs(text), [29840387, 17829421])
+        self.assertEqual(parse.parse_softirqs(text, "NET_TX"), [10, 20])
+
+    def test_proc_stat_name_with_spaces(self):
+        fields = ["S"] + [str(i) for i in range(4, 53)]
+        text = "1234 (napi/a b) c) %s\n" % " ".join(fields)
+        st = parse.parse_proc_stat(text)
+        self.assertEqual(st["comm"], "napi/a b) c")
+        self.assertEqual((st["utime"], st["stime"], st["processor"]), (14, 15, 39))
+
+
+def row(config, driver, placement, repeat, **kw):
+    r = {"config": config, "driver": driver, "placement": placement, "repeat": repeat,
+         "placement_class": "near"}
+    r.update(kw)
+    return r
+
+
+class Derive(unittest.TestCase):
+    def test_rxonly_generator_bound(self):
+        r = scenario.derive({"seconds": 2.0, "built": 8000000, "received": 7900000},
+                            scenario.CONFIGS["rxonly"])
+        self.assertEqual(r["offered_mpps"], 4.0)
+        self.assertEqual(r["received_mpps"], 3.95)
+        self.assertEqual(r["dropped_mpps"], 0.05)
+        self.assertEqual(r["bound"], "generator")
+
+    def test_io_dut_bound_counts_far_end(self):
+        r = scenario.derive({"seconds": 2.0, "built": 8000000, "received": 7000000,
+                             "forwarded": 2000000}, scenario.CONFIGS["io"])
+        self.assertEqual(r["forwarded_mpps"], 1.0)
+        self.assertEqual(r["dropped_mpps"], 3.0)
+        self.assertEqual(r["bound"], "DUT")
+
+    def test_failed_run_has_no_rates(self):
+        r = scenario.derive({"error": "x", "seconds": 1.0, "built": 5}, scenario.CONFIGS["io"])
+        self.assertNotIn("offered_mpps", r)
+
+
+class Ratios(unittest.TestCase):
+    def rows(self):
+        rs = []
+        for rep, (s_fwd, o_fwd, s_cpp, o_cpp) in enumerate([(1.0, 1.5, 50, 20), (1.1, 1.4, 40, 22),
+                                                             (0.9, 1.0, 45, 30)], 1):
+            rs.append(row("io", "stock", "softirq", rep, forwarded_mpps=s_fwd, bound="DUT"))
+            rs.append(row("io", "ours", "softirq", rep, forwarded_mpps=o_fwd, bound="DUT"))
+            rs.append(row("rxonly", "stock", "softirq", rep, cycles_per_packet=s_cpp))
+            rs.append(row("rxonly", "ours", "softirq", rep, cycles_per_packet=o_cpp,
+                          placement_class="far" if rep == 3 else "near"))
+        return rs
+
+    def test_pairs_by_repeat(self):
+        rs = self.rows()
+        rs.append(row("io", "ours", "softirq", 4, forwarded_mpps=9.0))       # no partner
+        rs.append(row("io", "stock", "softirq", 5, forwarded_mpps=9.0, error="boom"))
+        rs.append(row("io", "ours", "softirq", 5, forwarded_mpps=9.0))
+        self.assertEqual(len(stats.pairs(rs, "io", "softirq")), 3)
+
+    def test_forwarding_ratio_median_of_pairs(self):
+        f = stats.ratio_figure(self.rows(), "io", "softirq", "forwarded_mpps",
+                               stats.TARGET_FORWARDING, True)
+        self.assertEqual(f["pairs"], 3)
+        self.assertAlmostEqual(f["ratio"], 1.4 / 1.1)       # pairs: 1.5, 1.273, 1.111
+        self.assertAlmostEqual(f["ratio_min"], 1.0 / 0.9)
+        self.assertEqual(f["verdict"], "SHORT of the target")
+
+    def test_cycles_ratio_lower_is_better(self):
+        f = stats.ratio_figure(self.rows(), "rxonly", "softirq", "cycles_per_packet",
+                               stats.TARGET_RX_CYCLES, False)
+        self.assertAlmostEqual(f["ratio"], 0.55)             # 0.4, 0.55, 0.667
+        self.assertEqual(f["verdict"], "SHORT of the target")
+        self.assertEqual(f["same_class_pairs"], 2)
+        f = stats.ratio_figure(self.rows(), "rxonly", "softirq", "cycles_per_packet", 0.6, False)
+        self.assertEqual(f["verdict"], "met")
+
+    def test_generator_bound_forwarding_is_not_a_verdict(self):
+        rs = [row("io", d, "softirq", 1, forwarded_mpps=4.0, bound="generator")
+              for d in ("stock", "ours")]
+        f = stats.ratio_figure(rs, "io", "softirq", "forwarded_mpps", 1.3, True)
+        self.assertTrue(f["verdict"].startswith("not measurable"), f["verdict"])
+
+    def test_summary_spreads(self):
+        g = {(x["config"], x["driver"]): x for x in stats.summarise(self.rows())}
+        self.assertEqual(g[("io", "stock")]["forwarded_mpps"], (0.9, 1.0, 1.1))
+        self.assertEqual(g[("io", "stock")]["bound"], {"DUT": 3})
+        self.assertEqual(g[("rxonly", "ours")]["classes"], {"near": 2, "far": 1})
+        self.assertIsNone(g[("rxonly", "ours")]["forwarded_mpps"])
+
+
+class Report(unittest.TestCase):
+    def test_spread_format(self):
+        self.assertEqual(report.fmt_spread((1.0, 2.0, 3.0)), "2.00 (1.00-3.00)")
+        self.assertEqual(report.fmt_spread((2.0, 2.0, 2.0), 1), "2.0")
+        self.assertEqual(report.fmt_spread(None), "-")
+
+    def test_tables_render(self):
+        rs = Ratios().rows()
+        figs = stats.headline(rs, ["softirq"])
+        lines = report.headline_table(figs, {"softirq": "softirq"})
+        self.assertTrue(lines[0].startswith("| placement |"))
+        self.assertEqual(len(lines), 2 + len(figs))
+        short = report.shortfalls(figs, {"softirq": "softirq"})
+        self.assertTrue(any("io forwarding" in s for s in short))
+        lines = report.config_table(stats.summarise(rs))
+        self.assertEqual(len(lines), 2 + 4)
+
+
+class Schedule(unittest.TestCase):
+    def test_interleaved_and_alternating(self):
+        import run
+        a = run.options(["--repeats", "4"])
+        items = run.schedule(a)
+        per_repeat = len(items) // 4
+        self.assertEqual(per_repeat, 2 * (2 * 2 + 2))
+        firsts = []
+        for i, it in enumerate(items):
+            if it["order"] == "A":
+                nxt = items[i + 1]
+                # The pair runs back to back: same configuration, repeat, placement.
+                self.assertEqual((nxt["config"], nxt["repeat"], nxt["placement"], nxt["order"]),
+                                 (it["config"], it["repeat"], it["placement"], "B"))
+                self.assertNotEqual(nxt["driver"], it["driver"])
+                if it["config"] == "io" and it["placement"] == "softirq":
+                    firsts.append(it["driver"])
+        self.assertEqual(firsts, ["stock", "ours", "stock", "ours"])
+        self.assertEqual([it["seq"] for it in items], list(range(1, len(items) + 1)))
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)

@@ -1,0 +1,127 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Smoke run of the benchmark: bench/run.py --smoke (one repeat of 0.3 s of
+every configuration, both placements, stock and ours) must finish, write its
+table, CSVs (and the plot where matplotlib is importable), every run must
+have its counts, and nothing may be left behind. No figure is asserted: the
+machine is shared and the run is short.
+
+    test_smoke.py --build <meson build dir>
+
+Exit: 0 pass, 1 fail, 77 skip (not root, or dpdk-testpmd / the stock driver
+missing), 99 harness error.
+"""
+
+import argparse
+import csv
+import glob
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+RUN = os.path.join(os.path.dirname(HERE), "run.py")
+STOCK_PMD_GLOB = "/usr/lib/*/dpdk/pmds-*/librte_net_af_xdp.so*"
+TIMEOUT = 240                # only against a hang
+
+
+def skip(why):
+    print("SKIP: %s" % why)
+    sys.exit(77)
+
+
+def netns_and_links():
+    """The network namespaces present."""
+    ns = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
+    return {line.split()[0] for line in ns.splitlines() if line.strip()}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build", required=True)
+    a = ap.parse_args()
+    if os.geteuid() != 0:
+        skip("needs root (network namespaces, veths, XDP, AF_XDP)")
+    if not shutil.which("dpdk-testpmd"):
+        skip("dpdk-testpmd not found (Debian package dpdk)")
+    if not glob.glob(STOCK_PMD_GLOB):
+        skip("Debian's stock net_af_xdp is not installed (%s)" % STOCK_PMD_GLOB)
+
+    failures = []
+
+    def check(ok, what):
+        print("%s: %s" % ("ok" if ok else "FAILED", what))
+        if not ok:
+            failures.append(what)
+
+    out = tempfile.mkdtemp(prefix="bench-smoke.", dir="/run")
+    # run.py in its own session, so that meson's kill of this test's group
+    # reaches it as a forwarded SIGTERM and it can clean up.
+    p = subprocess.Popen([sys.executable, RUN, "--smoke", "--build", a.build, "--out", out,
+                          "--label", "smoke run (test suite): figures not meaningful"],
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                         start_new_session=True)
+
+    def forward(signum, frame):
+        p.send_signal(signal.SIGTERM)
+    for s in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(s, forward)
+    try:
+        output, _ = p.communicate(timeout=TIMEOUT)
+    except subprocess.TimeoutExpired:
+        p.send_signal(signal.SIGTERM)
+        output, _ = p.communicate(timeout=60)
+        check(False, "bench/run.py --smoke finished within %d s" % TIMEOUT)
+    print(output)
+    try:
+        check(p.returncode == 0, "bench/run.py --smoke exit code %s" % p.returncode)
+        report = os.path.join(out, "report.md")
+        text = open(report).read() if os.path.exists(report) else ""
+        check("| placement | figure | stock | ours |" in text, "report.md has the headline table")
+        check("| configuration | driver | placement |" in text, "report.md has the configuration table")
+        check("| configuration | driver | placement |" in output, "the table is printed")
+        runs_csv = os.path.join(out, "runs.csv")
+        rows = list(csv.DictReader(open(runs_csv))) if os.path.exists(runs_csv) else []
+        check(len(rows) == 12, "runs.csv has 12 runs (4 configurations, 2 placements, 2 drivers "
+              "for the AF_XDP ones): %d" % len(rows))
+        for r in rows:
+            name = "%s %s %s" % (r["config"], r["driver"], r["placement"])
+            check(not r["error"], "run %s: no error%s" % (name, (": " + r["error"]) if r["error"] else ""))
+            check(r["offered_mpps"] != "" and r["received_mpps"] != "", "run %s: rates computed" % name)
+            if r["driver"] != "kernel":
+                check(r["cycles_per_packet"] != "", "run %s: cycles/packet read at stop" % name)
+            if r["config"] in ("io", "xdp-redirect"):
+                check(r["forwarded_mpps"] != "", "run %s: forwarded counted at the far end" % name)
+            if r["driver"] == "ours":
+                check(r["redirect"] in ("map", "direct"), "run %s: our driver's redirect mode logged" % name)
+        check(os.path.exists(os.path.join(out, "summary.csv")), "summary.csv written")
+        plot = os.path.exists(os.path.join(out, "plot.png"))
+        check(plot or "no plot: matplotlib cannot be imported" in output,
+              "plot.png written, or the reason it is not")
+        m = re.search(r"run id (\w+)", output)
+        check(m is not None, "run.py printed its run id")
+        if m:
+            rid = m.group(1)
+            left = [n for n in netns_and_links() if n.startswith("afxt-%s-" % rid)]
+            check(not left, "no network namespace of the run left behind: %s" % left)
+            dpdk = "/var/run/dpdk"
+            left = [d for d in (os.listdir(dpdk) if os.path.isdir(dpdk) else [])
+                    if d.startswith("afxt-%s-" % rid)]
+            check(not left, "no EAL runtime directory of the run left behind: %s" % left)
+            check(not os.path.exists("/run/af-xdp-direct/%s" % rid), "the run directory is gone")
+        check("left behind" not in output, "run.py found nothing of its own left behind")
+    finally:
+        shutil.rmtree(out, ignore_errors=True)
+    if failures:
+        print("FAIL: %d check(s): %s" % (len(failures), "; ".join(failures)))
+        return 1
+    print("PASS")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

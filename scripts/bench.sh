@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# The benchmark in one command, from a fresh Debian 12 machine (as root): set
+# up and build (scripts/setup.sh), then bench/run.py: Debian's stock
+# net_af_xdp beside ours and the kernel's XDP fast path, on a veth topology,
+# interleaved. Prints a Markdown table; report.md, runs.csv, summary.csv,
+# plot.png and the runs' transcripts go into results/bench-<date>-<time>/
+# (or --out DIR). doc/guides/benchmark.rst says how to read them.
+#
+# Usage: scripts/bench.sh [--quick | --smoke] [bench/run.py options]
+#   (none)       5 repeats x 3 s of every configuration, both placements (~5 min)
+#   --quick      3 repeats x 1 s (~1.5 min)
+#   --smoke      1 repeat x 0.3 s: does everything run?
+#   bench/run.py --help lists the rest (--repeats, --seconds, --configs,
+#   --placements, --out, --label, --no-micro, ...).
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+build_dir=${BUILD_DIR:-$top/build}
+[ "$(id -u)" -eq 0 ] || { echo "bench.sh: run as root: it creates network namespaces and XDP programs" >&2; exit 1; }
+
+echo "== set-up and build (scripts/setup.sh)"
+"$top/scripts/setup.sh" | tail -n 2
+
+# Debian's interpreter: the plot needs Debian's python3-matplotlib.
+py=/usr/bin/python3
+[ -x "$py" ] || py=python3
+echo "== benchmark (bench/run.py $*)"
+exec "$py" "$top/bench/run.py" --build "$build_dir" "$@"
