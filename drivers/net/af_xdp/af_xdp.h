@@ -60,6 +60,8 @@ extern int af_xdp_logtype;
 #define AF_XDP_RX_BATCH		64
 /* Most completions drained, and descriptors reserved, per Tx round. */
 #define AF_XDP_TX_BATCH		64
+/* Empty polls between two looks at the fill ring when nothing is received. */
+#define AF_XDP_IDLE_FILL_CHECK	256
 
 /*
  * Ring sizes (power of two, as the kernel requires).  The fill ring is
@@ -132,6 +134,8 @@ struct af_xdp_rx_queue {
 	int fd;
 	bool busy_poll;			/* syscall on empty polls to drive NAPI */
 	bool fill_starved;		/* last refill failed: retry on every poll */
+	uint32_t taken;			/* frames taken since the fill ring was topped up */
+	uint32_t idle_polls;		/* empty polls, to look at the fill ring now and then */
 	bool busy_poll_check;		/* see on the first frames if busy polling works */
 	struct af_xdp_rx_stats stats;
 

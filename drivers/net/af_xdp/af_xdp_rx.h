@@ -180,6 +180,7 @@ af_xdp_fill(struct af_xdp_rx_queue *rxq)
 			break;
 		offered += AF_XDP_RX_BATCH;
 	}
+	rxq->taken = offered >= rxq->taken ? 0 : rxq->taken - offered;
 	return offered;
 }
 
@@ -204,15 +205,16 @@ af_xdp_rx_burst_common(struct af_xdp_rx_queue *rxq, struct rte_mbuf **bufs, uint
 			break;
 	}
 
-	/*
-	 * Frames taken from the Rx ring left their fill-ring slots free.  After
-	 * a failed refill, retry on every poll: with an empty fill ring no
-	 * frame can arrive to trigger it.
-	 */
-	if (nb_rx != 0 || unlikely(rxq->fill_starved))
-		af_xdp_fill(rxq);
-
 	if (nb_rx == 0) {
+		/*
+		 * Frames the kernel dropped took fill entries too, without
+		 * showing here: look at the fill ring now and then when idle,
+		 * and at every poll after a failed refill (with an empty fill
+		 * ring no frame can come to trigger one).
+		 */
+		if (unlikely(rxq->fill_starved) ||
+		    unlikely(++rxq->idle_polls % AF_XDP_IDLE_FILL_CHECK == 0))
+			af_xdp_fill(rxq);
 		/*
 		 * Nothing came: a zero-copy driver may be waiting for a kick
 		 * to use the fill ring, and busy polling needs a syscall to
@@ -222,6 +224,15 @@ af_xdp_rx_burst_common(struct af_xdp_rx_queue *rxq, struct rte_mbuf **bufs, uint
 			af_xdp_rx_wakeup(rxq);
 		return 0;
 	}
+
+	/*
+	 * Each frame delivered took a fill entry.  Reading how many the kernel
+	 * took means reading the fill ring's consumer, a line the kernel's CPU
+	 * writes: do it once a batch of slots must be free, not every burst.
+	 */
+	rxq->taken += nb_rx;
+	if (rxq->taken >= AF_XDP_RX_BATCH)
+		af_xdp_fill(rxq);
 
 	if (unlikely(rxq->busy_poll_check))
 		af_xdp_rx_check_busy_poll(rxq);
