@@ -502,10 +502,19 @@ describe_setup(void)
 	for (unsigned int i = 0; i < nb_fwd_ports; i++) {
 		const struct fwd_port *fp = &fwd_ports[i];
 		struct rte_eth_link link;
-		char dst[18], src[18], lk[RTE_ETH_LINK_MAX_STR_LEN] = "link unknown";
+		char dst[18], src[18], lk[48] = "link unknown";
 
-		if (rte_eth_link_get_nowait(fp->port_id, &link) == 0)
-			rte_eth_link_to_str(lk, sizeof(lk), &link);
+		/* Not rte_eth_link_to_str(): experimental in 22.11, and the
+		 * example uses only stable API. */
+		if (rte_eth_link_get_nowait(fp->port_id, &link) == 0) {
+			if (link.link_status == RTE_ETH_LINK_DOWN)
+				snprintf(lk, sizeof(lk), "link down");
+			else if (link.link_speed == RTE_ETH_SPEED_NUM_NONE ||
+				 link.link_speed == RTE_ETH_SPEED_NUM_UNKNOWN)
+				snprintf(lk, sizeof(lk), "link up");
+			else
+				snprintf(lk, sizeof(lk), "link up, %u Mbps", link.link_speed);
+		}
 		printf(PROGRAM ": port %u %s: %s; forwards to port %u %s; frames sent out of it: ",
 		       fp->port_id, fp->name, lk, fwd_ports[fp->out].port_id, fwd_ports[fp->out].name);
 		if (opts.mac_updating)
