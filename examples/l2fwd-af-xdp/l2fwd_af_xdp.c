@@ -780,13 +780,15 @@ main(int argc, char **argv)
 	if (ret == 0)
 		status = L2FWD_EXIT_OK;
 	if (quit_signal)
-		printf(PROGRAM ": %s: stopping\n", strsignal(quit_signal));
+		printf(PROGRAM ": %s: stopping\n", l2fwd_signal_name(quit_signal));
 	else
 		printf(PROGRAM ": stopping\n");
 
 out:
 	if (close_ports() < 0 && status == L2FWD_EXIT_OK)
 		status = L2FWD_EXIT_RUNTIME;
+	else if (report.program)
+		printf(PROGRAM ": ports stopped and closed\n");
 	if (report.program)
 		print_stats(true);
 	rte_mempool_free(pool);

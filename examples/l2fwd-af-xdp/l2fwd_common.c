@@ -10,6 +10,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -130,6 +131,24 @@ l2fwd_parse_peer_mac(const char *arg, char *port, size_t port_size,
 	memcpy(port, arg, len);
 	port[len] = '\0';
 	return 0;
+}
+
+const char *
+l2fwd_signal_name(int sig)
+{
+	static char buf[24];
+
+	switch (sig) {
+	case SIGINT:
+		return "SIGINT";
+	case SIGTERM:
+		return "SIGTERM";
+	case SIGHUP:
+		return "SIGHUP";
+	default:
+		snprintf(buf, sizeof(buf), "signal %d", sig);
+		return buf;
+	}
 }
 
 double

@@ -57,6 +57,9 @@ int l2fwd_parse_seconds(const char *text, double max, double *value);
 int l2fwd_parse_peer_mac(const char *arg, char *port, size_t port_size,
 			 uint8_t mac[L2FWD_ETH_ALEN], const char **why);
 
+/* "SIGINT", "SIGTERM", "SIGHUP", else "signal N" (in a static buffer). */
+const char *l2fwd_signal_name(int sig);
+
 /* Monotonic time in seconds. */
 double l2fwd_now(void);
 

@@ -794,7 +794,7 @@ main(int argc, char **argv)
 	l2fwd_report_start(&report);
 	ret = run(&report, counts_fd, &stop);
 	if (ret > 0)
-		printf(PROGRAM ": %s: stopping\n", strsignal(ret));
+		printf(PROGRAM ": %s: stopping\n", l2fwd_signal_name(ret));
 	else if (ret == 0)
 		printf(PROGRAM ": stopping\n");
 	detach_all();
