@@ -31,7 +31,7 @@ packages=(
 	iproute2 ethtool iputils-ping netcat-openbsd valgrind procps coreutils
 	python3
 	# benchmark: its plot (bench/run.py draws none, and says so, without it)
-	python3-matplotlib
+	python3-matplotlib python3-docutils
 )
 
 missing=()

@@ -101,11 +101,15 @@ libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 	return lib_print(level == LIBBPF_WARN ? RTE_LOG_INFO : RTE_LOG_DEBUG, fmt, ap);
 }
 
+/*
+ * libxdp warns about what is routine here (no bpffs in a network
+ * namespace, no dispatcher: a single program is attached instead); the
+ * driver reports the outcome itself, and every failure with its cause.
+ */
 static int
 libxdp_print(enum libxdp_print_level level, const char *fmt, va_list ap)
 {
-	return lib_print(level == LIBXDP_WARN ? RTE_LOG_WARNING :
-			 level == LIBXDP_INFO ? RTE_LOG_INFO : RTE_LOG_DEBUG, fmt, ap);
+	return lib_print(level == LIBXDP_DEBUG ? RTE_LOG_DEBUG : RTE_LOG_INFO, fmt, ap);
 }
 
 static void
