@@ -13,7 +13,7 @@
  * instruction total divided by the packet count printed is instructions per
  * packet (bench/micro/run.py does that).
  *
- *   bench_rx [--bursts N] [--burst B] [--ring R] [--frame LEN] [--impl scalar|sse|avx2]
+ *   bench_rx [--bursts N] [--burst B] [--ring R] [--frame LEN] [--impl scalar|avx2]
  */
 
 #include <getopt.h>
@@ -23,6 +23,7 @@
 
 #include <valgrind/callgrind.h>
 
+#include <rte_cpuflags.h>
 #include <rte_cycles.h>
 #include <rte_eal.h>
 #include <rte_mbuf.h>
@@ -64,13 +65,14 @@ parse_options(int argc, char **argv, struct options *o)
 		case 'i':
 			if (strcmp(optarg, "scalar") == 0) {
 				o->burst_fn = af_xdp_rx_burst_scalar;
-#ifdef RTE_ARCH_X86
-			} else if (strcmp(optarg, "sse") == 0) {
-				o->burst_fn = af_xdp_rx_burst_sse;
 #ifdef AF_XDP_HAVE_AVX2
 			} else if (strcmp(optarg, "avx2") == 0) {
+				if (!rte_cpu_get_flag_enabled(RTE_CPUFLAG_AVX2) ||
+				    !rte_cpu_get_flag_enabled(RTE_CPUFLAG_BMI2)) {
+					fprintf(stderr, "this CPU is not x86-64-v3\n");
+					return -1;
+				}
 				o->burst_fn = af_xdp_rx_burst_avx2;
-#endif
 #endif
 			} else {
 				fprintf(stderr, "unknown --impl %s\n", optarg);
@@ -79,7 +81,7 @@ parse_options(int argc, char **argv, struct options *o)
 			o->impl = optarg;
 			break;
 		default:
-			fprintf(stderr, "usage: %s [--bursts N] [--burst B] [--ring R] [--frame LEN] [--impl scalar|sse|avx2]\n",
+			fprintf(stderr, "usage: %s [--bursts N] [--burst B] [--ring R] [--frame LEN] [--impl scalar|avx2]\n",
 				argv[0]);
 			return -1;
 		}
@@ -101,7 +103,7 @@ main(int argc, char **argv)
 	struct rte_mbuf *bufs[512];
 	struct sim_ring rx, fill;
 	struct rte_mempool *mp;
-	uint64_t cycles = 0, packets = 0;
+	uint64_t cycles = 0, cycles_with_free = 0, packets = 0;
 	uint32_t seq = 0;
 	struct options o;
 	char err[256];
@@ -143,12 +145,14 @@ main(int argc, char **argv)
 		cycles += t1 - t0;
 		packets += got;
 		rte_pktmbuf_free_bulk(bufs, got);
+		cycles_with_free += rte_rdtsc_precise() - t0;
 	}
 
 	printf("impl %s\n", o.impl);
 	printf("packets %" PRIu64 "\n", packets);
 	printf("bursts %lu of %u\n", o.bursts, o.burst);
 	printf("cycles_per_packet %.2f\n", (double)cycles / (double)packets);
+	printf("cycles_per_packet_with_free %.2f\n", (double)cycles_with_free / (double)packets);
 	printf("tsc_hz %" PRIu64 "\n", rte_get_tsc_hz());
 	rte_mempool_free(mp);
 	sim_ring_free(&rx);

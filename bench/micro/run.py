@@ -50,7 +50,7 @@ def native_cpp(binary, impl, bursts, burst):
 def available_impls(binary):
     """Implementations built in and runnable on this CPU, best last."""
     impls = []
-    for impl in ("scalar", "sse", "avx2"):
+    for impl in ("scalar", "avx2"):
         res = subprocess.run([binary, "--impl", impl, "--bursts", "1"],
                              capture_output=True, text=True, check=False)
         if res.returncode == 0:

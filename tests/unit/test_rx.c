@@ -313,12 +313,9 @@ main(int argc __rte_unused, char **argv)
 		const char *name;
 		eth_rx_burst_t fn;
 	} impls[] = {
-		{ "scalar", af_xdp_rx_burst_scalar },
-#ifdef RTE_ARCH_X86
-		{ "sse", af_xdp_rx_burst_sse },
+		{ "baseline", af_xdp_rx_burst_scalar },
 #ifdef AF_XDP_HAVE_AVX2
-		{ "avx2", af_xdp_rx_burst_avx2 },
-#endif
+		{ "x86-64-v3", af_xdp_rx_burst_avx2 },
 #endif
 	};
 	unsigned int i;
@@ -326,8 +323,9 @@ main(int argc __rte_unused, char **argv)
 	for (i = 0; i < RTE_DIM(impls); i++) {
 #ifdef AF_XDP_HAVE_AVX2
 		if (impls[i].fn == af_xdp_rx_burst_avx2 &&
-		    !rte_cpu_get_flag_enabled(RTE_CPUFLAG_AVX2)) {
-			printf("# %s: skipped, this CPU has no AVX2\n", impls[i].name);
+		    !(rte_cpu_get_flag_enabled(RTE_CPUFLAG_AVX2) &&
+		      rte_cpu_get_flag_enabled(RTE_CPUFLAG_BMI2))) {
+			printf("# %s: skipped, this CPU is not x86-64-v3\n", impls[i].name);
 			continue;
 		}
 #endif

@@ -230,11 +230,8 @@ int af_xdp_socket_kernel_stats(int fd, struct af_xdp_kernel_stats *ks);
 
 /* af_xdp_rx.c */
 uint16_t af_xdp_rx_burst_scalar(void *queue, struct rte_mbuf **bufs, uint16_t nb_pkts);
-#ifdef RTE_ARCH_X86
-uint16_t af_xdp_rx_burst_sse(void *queue, struct rte_mbuf **bufs, uint16_t nb_pkts);
 #ifdef AF_XDP_HAVE_AVX2
 uint16_t af_xdp_rx_burst_avx2(void *queue, struct rte_mbuf **bufs, uint16_t nb_pkts);
-#endif
 #endif
 eth_rx_burst_t af_xdp_rx_burst_select(const char **name);
 void af_xdp_rxq_bind(struct af_xdp_rx_queue *rxq, const struct xsk_ring *rx,
