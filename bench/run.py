@@ -104,7 +104,7 @@ def schedule(a):
         places = a.placements if rep % 2 else list(reversed(a.placements))
         for p in places:
             for c in a.configs:
-                if scenario.CONFIGS[c]["kind"] == "afxdp":
+                if scenario.CONFIGS[c]["kind"] in scenario.DPDK_KINDS:
                     drivers = ["stock", "ours"] if rep % 2 else ["ours", "stock"]
                 else:
                     drivers = ["kernel"]
@@ -122,6 +122,8 @@ def tools(a):
         "bench_xdp": os.path.join(b, "bench", "xdp", "bench-xdp"),
         "pingpong": os.path.join(b, "bench", "bench-pingpong"),
         "bench_rx": os.path.join(b, "bench", "micro", "bench_rx"),
+        "l2fwd": os.path.join(b, "examples", "l2fwd-af-xdp", "l2fwd-af-xdp"),
+        "l2fwd_xdp": os.path.join(b, "examples", "l2fwd-af-xdp", "l2fwd-xdp"),
     }
     plugins = sorted(f for f in os.listdir(os.path.join(b, "drivers", "net", "af_xdp"))
                      if f.startswith("librte_net_af_xdp_direct.so.") and f.count(".") >= 4) \
@@ -236,6 +238,7 @@ def main(argv):
         s = scenario.Settings(seconds=a.seconds, warmup=a.warmup, settle=a.settle, size=a.size,
                               gen_cpu=a.gen_cpu, dut_cpu=a.dut_cpu, near_ns=a.near_ns,
                               gen=t["gen"], bench_xdp=t["bench_xdp"], pingpong=t["pingpong"],
+                              l2fwd=t["l2fwd"], l2fwd_xdp=t["l2fwd_xdp"],
                               plugin=scenario.stage_plugin(t["plugin"], env.run_dir()), logs=logs,
                               devargs={"stock": a.stock_devargs, "ours": a.ours_devargs})
         meta["settings"] = s

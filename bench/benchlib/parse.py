@@ -226,3 +226,25 @@ def parse_proc_stat(text):
     # fields[0] is field 3 (state) of proc(5)
     return {"comm": comm, "utime": int(fields[11]), "stime": int(fields[12]),
             "processor": int(fields[36])}
+
+
+def parse_l2fwd_final(text):
+    """The last `{"program": ..., "final": true, ...}` line of l2fwd-af-xdp or
+    l2fwd-xdp: rx, tx and dropped summed over the ports; None if absent."""
+    last = None
+    for line in text.splitlines():
+        line = line.strip()
+        if line.startswith('{"program":'):
+            try:
+                doc = json.loads(line)
+            except ValueError:
+                continue
+            if doc.get("final"):
+                last = doc
+    if last is None:
+        return None
+    ports = [p for p in last.get("ports", []) if isinstance(p, dict) and "rx" in p]
+    return {"program": last.get("program"), "seconds": last.get("time_s"),
+            "rx": sum(int(p.get("rx", 0)) for p in ports),
+            "tx": sum(int(p.get("tx", 0)) for p in ports),
+            "dropped": sum(int(p.get("dropped", 0)) for p in ports)}

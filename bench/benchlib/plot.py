@@ -26,8 +26,9 @@ except ImportError as e:
     sys.exit(3)
 
 DELIVERED = {"rxonly": "received_mpps", "xdp-drop": "received_mpps",
-             "io": "forwarded_mpps", "xdp-redirect": "forwarded_mpps"}
-CONFIG_ORDER = ["rxonly", "io", "xdp-drop", "xdp-redirect"]
+             "io": "forwarded_mpps", "xdp-redirect": "forwarded_mpps",
+             "l2fwd": "forwarded_mpps", "l2fwd-xdp": "forwarded_mpps"}
+CONFIG_ORDER = ["rxonly", "io", "xdp-drop", "xdp-redirect", "l2fwd", "l2fwd-xdp"]
 DRIVER_COLOUR = {"stock": "tab:blue", "ours": "tab:orange", "kernel": "tab:green"}
 CLASS_MARKER = {"near": "o", "far": "s", "mixed": "^", "?": "x"}
 
@@ -69,7 +70,7 @@ def main():
         x += 0.5
     ax1.set_xticks([p for p, _ in labels])
     ax1.set_xticklabels([t for _, t in labels], fontsize=6)
-    ax1.set_ylabel("Mpps delivered (rxonly/XDP_DROP: received; io/redirect: at the far end)")
+    ax1.set_ylabel("Mpps delivered (rxonly/XDP_DROP: received; others: at the far end)")
     ax1.set_title("Rate per configuration: median, min-max, runs")
     ax1.legend(handles=[Patch(color=col, alpha=0.6, label=d) for d, col in DRIVER_COLOUR.items()],
                fontsize=8)

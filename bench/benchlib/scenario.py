@@ -12,6 +12,10 @@ arrive at d0. The device under test (DUT) is on d0 (and d1):
                 at d1, counted at the far end (s0's rx_packets)
   xdp-drop      the kernel: bench_drop on d0
   xdp-redirect  the kernel: bench_redirect on d0, DEVMAP to d1, counted at s0
+  l2fwd         examples/l2fwd-af-xdp on d0 and d1 (MAC rewrite, lcore on the
+                DUT's CPU), counted at s0
+  l2fwd-xdp     examples' kernel twin, l2fwd-xdp: the same forwarding by XDP
+                through a DEVMAP, counted at s0
 
 testpmd runs with Debian's stock net_af_xdp or, with -d, ours; nothing else
 differs between the two. The namespaces, veths, XDP programs and processes
@@ -21,7 +25,10 @@ clean-up stack).
 
 import json
 import os
+import select
 import shutil
+import signal
+import subprocess
 import sys
 import time
 
@@ -42,7 +49,13 @@ CONFIGS = {
                  "what": "kernel XDP_DROP on d0"},
     "xdp-redirect": {"kind": "kernel", "prog": "redirect", "delivered": "forwarded",
                      "what": "kernel XDP DEVMAP redirect d0 -> d1, counted at the far end"},
+    "l2fwd": {"kind": "l2fwd", "delivered": "forwarded",
+              "what": "examples/l2fwd-af-xdp d0 -> d1, counted at the far end"},
+    "l2fwd-xdp": {"kind": "l2fwd-xdp", "delivered": "forwarded",
+                  "what": "examples' l2fwd-xdp (XDP, DEVMAP) d0 -> d1, counted at the far end"},
 }
+# Configurations run with each DPDK driver (stock and ours); the others run once.
+DPDK_KINDS = ("afxdp", "l2fwd")
 DRIVERS = ("stock", "ours")
 
 # A DUT that delivers at least this share of what was offered kept up: the
@@ -67,6 +80,7 @@ class Settings:
         self.near_ns = 200.0        # placement indicator: round trip below = near
         self.devargs = {"stock": "", "ours": ""}    # appended to each port's --vdev
         self.gen = self.bench_xdp = self.pingpong = self.plugin = None
+        self.l2fwd = self.l2fwd_xdp = None     # examples/l2fwd-af-xdp
         self.logs = None            # directory for each run's transcript
         for k, v in kw.items():
             if not hasattr(self, k):
@@ -230,6 +244,8 @@ class Bench:
             row["pp_before_ns"] = machine.pingpong(self.s.pingpong, pp)
             if cfg["kind"] == "afxdp":
                 self._run_testpmd(item, cfg, row)
+            elif cfg["kind"] in ("l2fwd", "l2fwd-xdp"):
+                self._run_l2fwd(item, cfg, row)
             else:
                 self._run_kernel(item, cfg, row)
             row["pp_after_ns"] = machine.pingpong(self.s.pingpong, pp)
@@ -318,6 +334,73 @@ class Bench:
         if cfg["prog"] == "redirect":
             row["forwarded"] = row["sink_rx"]
         self._save(item, json.dumps({"gen": g}, indent=1, sort_keys=True), suffix=".json")
+
+    def _l2fwd_argv(self, item, cfg):
+        s = self.s
+        if cfg["kind"] == "l2fwd-xdp":
+            # The bare fast path: no tracing program at each DEVMAP flush.
+            return [s.l2fwd_xdp, "-T", "0", "--json", "--no-tracing", self.d0.name, self.d1.name]
+        argv = ["taskset", "-c", str(s.dut_cpu), s.l2fwd, "-l", str(s.dut_cpu), "--no-pci",
+                "--no-huge", "-m", "512", "--file-prefix", testpmd.new_file_prefix()]
+        if item["driver"] == "ours":
+            argv += ["-d", s.plugin]
+        extra = s.devargs.get(item["driver"]) or ""
+        extra = ("," + extra) if extra else ""
+        argv += ["--vdev", "net_af_xdp0,iface=%s%s" % (self.d0.name, extra),
+                 "--vdev", "net_af_xdp1,iface=%s%s" % (self.d1.name, extra),
+                 "--", "-q", "2", "-T", "0", "--json", "--burst", str(min(s.burst, 64)),
+                 "--rxd", str(s.rxd), "--txd", str(s.txd)]
+        return argv
+
+    def _run_l2fwd(self, item, cfg, row):
+        """The l2fwd example (or its kernel twin) forwarding d0 -> d1 while
+        afxdp-gen sends: started, waited for ("forwarding"), measured, then
+        stopped with SIGINT; its final JSON line is its own count."""
+        p = env.popen(["ip", "netns", "exec", self.dut_ns.name] + self._l2fwd_argv(item, cfg),
+                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT, bufsize=0)
+        out = []
+        try:
+            self._wait_line(p, out, ": forwarding", 60)
+            napi = self._pin(item["placement"])
+            tids = machine.threads_on(p.pid, self.s.dut_cpu, "") if cfg["kind"] == "l2fwd" else ()
+            g = self._measure(row, napi, tids[:1])
+            p.send_signal(signal.SIGINT)
+            rest, _ = p.communicate(timeout=env.scaled(30))
+            out.append(rest.decode(errors="replace"))
+        finally:
+            if p.poll() is None:
+                env.end_process(p)
+            self._save(item, "".join(out))
+        final = parse.parse_l2fwd_final("".join(out))
+        if final is None:
+            raise RunError("no final statistics from %s (exit %s)" % (cfg["kind"], p.returncode))
+        # The program's own totals include the warm-up: the window's figures
+        # come from the interfaces (d0 received, s0 at the far end).
+        row["received"] = row["kernel_rx"]
+        row["forwarded"] = row["sink_rx"]
+        self._save(item, json.dumps({"gen": g, "final": final}, indent=1, sort_keys=True),
+                   suffix=".json")
+
+    @staticmethod
+    def _wait_line(p, out, needle, timeout):
+        """Read p's output (raw, so that nothing waits in a Python buffer
+        that select() cannot see) until a line contains needle."""
+        fd = p.stdout.fileno()
+        deadline = env.deadline(timeout)
+        text = ""
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([fd], [], [], 0.2)
+            chunk = os.read(fd, 65536).decode(errors="replace") if ready else ""
+            if ready and not chunk:
+                p.wait()
+                out.append(text)
+                raise RunError("exited (%d) before forwarding:\n%s" % (p.returncode, text[-800:]))
+            text += chunk
+            if needle in text:
+                out.append(text)
+                return
+        out.append(text)
+        raise RunError("not forwarding after %d s:\n%s" % (timeout, text[-800:]))
 
     def _save(self, item, text, suffix=".txt"):
         if not self.s.logs:

@@ -276,13 +276,37 @@ class Report(unittest.TestCase):
         self.assertEqual(len(lines), 2 + 4)
 
 
+class L2fwd(unittest.TestCase):
+    # Recorded from examples/l2fwd-af-xdp (-T 0 --json, stopped by SIGINT).
+    OUT = (
+        "l2fwd-af-xdp: port 0 net_af_xdp0 (d0): link up, 10000 Mbps; forwards to port 1\n"
+        "l2fwd-af-xdp: forwarding\n"
+        '{"program":"l2fwd-af-xdp","final":false,"time_s":1.000,"interval_s":1.000,"ports":'
+        '[{"port":0,"rx":10,"tx":0,"dropped":0},{"port":1,"rx":0,"tx":10,"dropped":0}]}\n'
+        "l2fwd-af-xdp: stopped by SIGINT\n"
+        '{"program":"l2fwd-af-xdp","final":true,"time_s":3.214,"interval_s":3.214,"ports":'
+        '[{"port":0,"rx":2700000,"tx":5,"dropped":0,"mpps":0.84},'
+        '{"port":1,"rx":5,"tx":2690000,"dropped":10000,"mpps":0.0}]}\n')
+
+    def test_final_line(self):
+        f = parse.parse_l2fwd_final(self.OUT)
+        self.assertEqual(f["program"], "l2fwd-af-xdp")
+        self.assertEqual((f["rx"], f["tx"], f["dropped"]), (2700005, 2690005, 10000))
+
+    def test_no_final_line(self):
+        self.assertIsNone(parse.parse_l2fwd_final(self.OUT.split("stopped")[0]))
+        self.assertIsNone(parse.parse_l2fwd_final('{"program":"x","final":true,'))
+
+
 class Schedule(unittest.TestCase):
     def test_interleaved_and_alternating(self):
         import run
         a = run.options(["--repeats", "4"])
         items = run.schedule(a)
         per_repeat = len(items) // 4
-        self.assertEqual(per_repeat, 2 * (2 * 2 + 2))
+        # per placement: rxonly, io, l2fwd twice (stock, ours); xdp-drop,
+        # xdp-redirect, l2fwd-xdp once (the kernel)
+        self.assertEqual(per_repeat, 2 * (3 * 2 + 3))
         firsts = []
         for i, it in enumerate(items):
             if it["order"] == "A":
