@@ -63,7 +63,8 @@ static const struct xstat_def tx_kernel_xstats[] = {
 /*
  * Port-wide: whether the built-in program redirects with bpf_redirect_xsk,
  * and what it counted of the frames that did not go straight to a socket
- * (all queues of the interface, as the program is shared).
+ * (all queues of the interface, as the program is shared), in the order of
+ * enum af_xdp_fallback.
  */
 static const char * const redirect_xstats[] = {
 	"rx_xdp_redirect_direct",
@@ -238,6 +239,32 @@ nb_xstats(const struct rte_eth_dev *dev)
 	       RTE_DIM(redirect_xstats);
 }
 
+/* Names of one queue's entries of defs: <dir>_q<queue>_<name>. */
+static unsigned int
+name_queue_xstats(struct rte_eth_xstat_name *names, const char *dir, uint16_t q,
+		  const struct xstat_def *defs, unsigned int n)
+{
+	unsigned int j;
+
+	for (j = 0; j < n; j++)
+		snprintf(names[j].name, RTE_ETH_XSTATS_NAME_SIZE, "%s_q%u_%s", dir, q,
+			 defs[j].name);
+	return n;
+}
+
+/* Values of defs read from base (0 without one), numbered from id on. */
+static unsigned int
+fill_xstats(struct rte_eth_xstat *xstats, unsigned int id, const void *base,
+	    const struct xstat_def *defs, unsigned int n)
+{
+	unsigned int j;
+
+	for (j = 0; j < n; j++)
+		xstats[j] = (struct rte_eth_xstat) { id + j,
+			base == NULL ? 0 : field(base, defs[j].offset) };
+	return n;
+}
+
 int
 af_xdp_xstats_get_names(struct rte_eth_dev *dev, struct rte_eth_xstat_name *names,
 			unsigned int size)
@@ -248,20 +275,16 @@ af_xdp_xstats_get_names(struct rte_eth_dev *dev, struct rte_eth_xstat_name *name
 	if (names == NULL || size < n)
 		return (int)n;
 	for (q = 0; q < dev->data->nb_rx_queues; q++) {
-		for (j = 0; j < RTE_DIM(rx_driver_xstats); j++)
-			snprintf(names[k++].name, RTE_ETH_XSTATS_NAME_SIZE, "rx_q%u_%s", q,
-				 rx_driver_xstats[j].name);
-		for (j = 0; j < RTE_DIM(rx_kernel_xstats); j++)
-			snprintf(names[k++].name, RTE_ETH_XSTATS_NAME_SIZE, "rx_q%u_%s", q,
-				 rx_kernel_xstats[j].name);
+		k += name_queue_xstats(names + k, "rx", q, rx_driver_xstats,
+				       RTE_DIM(rx_driver_xstats));
+		k += name_queue_xstats(names + k, "rx", q, rx_kernel_xstats,
+				       RTE_DIM(rx_kernel_xstats));
 	}
 	for (q = 0; q < dev->data->nb_tx_queues; q++) {
-		for (j = 0; j < RTE_DIM(tx_driver_xstats); j++)
-			snprintf(names[k++].name, RTE_ETH_XSTATS_NAME_SIZE, "tx_q%u_%s", q,
-				 tx_driver_xstats[j].name);
-		for (j = 0; j < RTE_DIM(tx_kernel_xstats); j++)
-			snprintf(names[k++].name, RTE_ETH_XSTATS_NAME_SIZE, "tx_q%u_%s", q,
-				 tx_kernel_xstats[j].name);
+		k += name_queue_xstats(names + k, "tx", q, tx_driver_xstats,
+				       RTE_DIM(tx_driver_xstats));
+		k += name_queue_xstats(names + k, "tx", q, tx_kernel_xstats,
+				       RTE_DIM(tx_kernel_xstats));
 	}
 	for (j = 0; j < RTE_DIM(redirect_xstats); j++)
 		strlcpy(names[k++].name, redirect_xstats[j], RTE_ETH_XSTATS_NAME_SIZE);
@@ -285,29 +308,25 @@ af_xdp_xstats_get(struct rte_eth_dev *dev, struct rte_eth_xstat *xstats, unsigne
 		struct af_xdp_kernel_stats ks;
 
 		kernel_stats(port, &fds, q, &ks);
-		for (j = 0; j < RTE_DIM(rx_driver_xstats); j++, k++)
-			xstats[k] = (struct rte_eth_xstat) { k, rxq == NULL ? 0 :
-				field(&rxq->stats, rx_driver_xstats[j].offset) };
-		for (j = 0; j < RTE_DIM(rx_kernel_xstats); j++, k++)
-			xstats[k] = (struct rte_eth_xstat) { k, field(&ks, rx_kernel_xstats[j].offset) };
+		k += fill_xstats(xstats + k, k, rxq != NULL ? &rxq->stats : NULL,
+				 rx_driver_xstats, RTE_DIM(rx_driver_xstats));
+		k += fill_xstats(xstats + k, k, &ks, rx_kernel_xstats, RTE_DIM(rx_kernel_xstats));
 	}
 	for (q = 0; q < dev->data->nb_tx_queues; q++) {
 		const struct af_xdp_tx_queue *txq = dev->data->tx_queues[q];
 		struct af_xdp_kernel_stats ks;
 
 		kernel_stats(port, &fds, q, &ks);
-		for (j = 0; j < RTE_DIM(tx_driver_xstats); j++, k++)
-			xstats[k] = (struct rte_eth_xstat) { k, txq == NULL ? 0 :
-				field(&txq->stats, tx_driver_xstats[j].offset) };
-		for (j = 0; j < RTE_DIM(tx_kernel_xstats); j++, k++)
-			xstats[k] = (struct rte_eth_xstat) { k, field(&ks, tx_kernel_xstats[j].offset) };
+		k += fill_xstats(xstats + k, k, txq != NULL ? &txq->stats : NULL,
+				 tx_driver_xstats, RTE_DIM(tx_driver_xstats));
+		k += fill_xstats(xstats + k, k, &ks, tx_kernel_xstats, RTE_DIM(tx_kernel_xstats));
 	}
 	af_xdp_prog_read_fallbacks(fds.fallbacks, fallbacks);
+	put_socket_fds(&fds);
+	/* In redirect_xstats' order: the mode, then the fallbacks by key. */
 	xstats[k] = (struct rte_eth_xstat) { k, port->redirect == AF_XDP_REDIRECT_DIRECT };
 	k++;
-	xstats[k] = (struct rte_eth_xstat) { k, fallbacks[AF_XDP_FALLBACK_VIA_MAP] };
-	k++;
-	xstats[k] = (struct rte_eth_xstat) { k, fallbacks[AF_XDP_FALLBACK_PASSED] };
-	put_socket_fds(&fds);
+	for (j = 0; j < AF_XDP_FALLBACK_MAX; j++, k++)
+		xstats[k] = (struct rte_eth_xstat) { k, fallbacks[j] };
 	return (int)n;
 }
