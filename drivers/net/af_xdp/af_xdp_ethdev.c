@@ -26,7 +26,6 @@
 #include <rte_cycles.h>
 #include <rte_eal.h>
 #include <rte_ethdev.h>
-#include <rte_kvargs.h>
 #include <rte_malloc.h>
 #include <rte_version.h>
 
@@ -41,9 +40,8 @@
 #endif
 /* How long the kernel may busy poll per syscall, in microseconds. */
 #define AF_XDP_BUSY_POLL_USECS 20
-/* Lets a NAPI poll that already picked the old program finish before we reclaim. */
+/* Lets a NAPI poll that picked the old program or map entry finish before we reclaim. */
 #define AF_XDP_DETACH_GRACE_US 10000
-
 
 static const char built_for[] = RTE_STR(RTE_VER_YEAR) "." RTE_STR(RTE_VER_MONTH) "."
 				RTE_STR(RTE_VER_MINOR);
@@ -483,7 +481,6 @@ unplug(struct af_xdp_port *port)
 				port->args.iface);
 		return false;
 	}
-	/* Lets a NAPI poll that picked the old program or map entry finish. */
 	if (had_prog)
 		rte_delay_us_sleep(AF_XDP_DETACH_GRACE_US);
 	return true;
