@@ -750,6 +750,10 @@ check_interface(const char *name, struct af_xdp_port *port)
 			   "; lower start_queue/queue_count");
 		return -EINVAL;
 	}
+	if (args->start_queue + args->queue_count < configured || args->start_queue > 0)
+		AF_XDP_LOG(INFO, "%s: %s has %u queues and this port binds %u..%u: frames the interface steers to the others go to the kernel stack",
+			   name, args->iface, configured, args->start_queue,
+			   args->start_queue + args->queue_count - 1);
 	port->max_queues = RTE_MAX(max, configured);
 	ret = af_xdp_iface_flags(args->iface, &port->iface_flags);
 	if (ret == 0)
