@@ -20,6 +20,7 @@ itself, 2 bad options.
 """
 
 import argparse
+import contextlib
 import datetime
 import os
 import subprocess
@@ -33,12 +34,15 @@ sys.path.insert(0, os.path.join(TOP, "tests", "integration"))
 # The stock runs must load no plugin: the test library adds AFXDP_PLUGIN's.
 os.environ.pop("AFXDP_PLUGIN", None)
 
-from lib import cleanup, env, reap  # noqa: E402
+from lib import cleanup, env, hugepages, reap  # noqa: E402
 from benchlib import machine, parse, report, scenario, stats  # noqa: E402
 
 CONFIG_ORDER = list(scenario.CONFIGS)
 PLACEMENT_ORDER = list(machine.PLACEMENTS)
 DRIVER_ORDER = ["stock", "ours", "kernel"]
+
+# 320 MB: one DPDK process at a time, 256 MB each (16384 mbufs of 2.4 KB and EAL).
+HUGE_PAGES = 160
 
 PRESETS = {
     # name: repeats, seconds, warm-up, settle, micro (runs, bursts)
@@ -70,6 +74,8 @@ def options(argv):
     ap.add_argument("--out", help="results directory (default results/bench-<date>-<time>)")
     ap.add_argument("--label", help="a line for the report's head, e.g. the machine's state")
     ap.add_argument("--no-micro", action="store_true", help="leave out the Rx microbenchmark")
+    ap.add_argument("--no-huge", action="store_true",
+                    help="run the DPDK processes on 4 KB pages (--no-huge) instead of hugepages")
     ap.add_argument("--stock-devargs", default="",
                     help="devargs added to the stock driver's ports, e.g. busy_budget=0")
     ap.add_argument("--ours-devargs", default="", help="devargs added to our driver's ports")
@@ -233,6 +239,7 @@ def main(argv):
             "planned": len(items), "gen_bound_share": scenario.GEN_BOUND_SHARE}
     rows = []
     failed = None
+    cleanup_stack = contextlib.ExitStack()
     try:
         env.run_dir()           # marks the run live (tests/integration/cleanup.py --stale)
         s = scenario.Settings(seconds=a.seconds, warmup=a.warmup, settle=a.settle, size=a.size,
@@ -243,6 +250,15 @@ def main(argv):
                               devargs={"stock": a.stock_devargs, "ours": a.ours_devargs})
         meta["settings"] = s
         log("plugin %s (staged from %s)" % (s.plugin, t["plugin"]))
+        # Hugepages, as DPDK is meant to run: on 4 KB pages the mbufs cost a
+        # TLB miss each and that shared cost hides the drivers' own.
+        if not a.no_huge:
+            try:
+                s.huge_dir = cleanup_stack.enter_context(hugepages.HugePages(pages=HUGE_PAGES)).mount
+            except env.Skip as e:
+                log("no hugepages (%s): the DPDK processes run with --no-huge" % e)
+        meta["memory"] = ("hugepages (2 MB), %d MB per DPDK process" % s.mem_mb if s.huge_dir
+                          else "--no-huge (4 KB pages)")
         prog = Progress(len(items))
         with scenario.Bench(s, log=log) as bench:
             last = ""
@@ -262,6 +278,7 @@ def main(argv):
         meta["interrupted"] = True
     finally:
         cleanup.ignore_signals()
+        cleanup_stack.close()
         cleanup.run_all()
         reap.remove_run_dir(rid)
         left = reap.leftovers(rid)

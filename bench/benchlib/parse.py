@@ -144,7 +144,7 @@ def parse_xstats(text):
 def parse_startup(text):
     """What testpmd's start-up output says about the AF_XDP driver:
     {'driver': 'af_xdp_direct <version>' | 'stock' | None, 'redirect': 'map' |
-    'direct' | None, 'rx_path': 'AVX2' | 'SSE' | 'scalar' | None, 'xdp_mode':
+    'direct' | None, 'rx_path': e.g. 'x86-64-v3 (AVX2, BMI2)' or 'baseline' | None, 'xdp_mode':
     'native (drv)' | 'generic (skb)' | None, 'copy': 'copy' | 'zero-copy' | None,
     'dispatcher': bool | None}. Needs --log-level=pmd.net.af_xdp:info."""
     text = clean(text)
@@ -158,7 +158,7 @@ def parse_startup(text):
     m = re.search(r"redirect: (map|direct) \(", text)
     if m:
         info["redirect"] = m.group(1)
-    m = re.search(r"receiving with the (\S+) batch path", text)
+    m = re.search(r"receiving with the (.+?) batch path", text)
     if m:
         info["rx_path"] = m.group(1)
     m = re.search(r"attached to \S+ in (native \(drv\)|generic \(skb\)|offloaded \(hw\)) mode", text)
@@ -191,7 +191,7 @@ def parse_json_line(stdout):
     return parse_gen_json(stdout)
 
 
-_MICRO_ROW = re.compile(r"^\|\s*(scalar|sse|avx2)\s*\|\s*([\d.]+)\s*\|\s*([\d.]+)\s*"
+_MICRO_ROW = re.compile(r"^\|\s*(baseline|x86-64-v3 \(AVX2, BMI2\))\s*\|\s*([\d.]+)\s*\|\s*([\d.]+)\s*"
                         r"\(([\d.]+)\.\.([\d.]+)\)\s*\|\s*([^|]*?)\s*\|\s*$")
 
 

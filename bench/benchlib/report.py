@@ -195,9 +195,9 @@ def compose(meta, rows, groups, figs, micro, placement_names, notes):
     L.append("- Runs: %d repeat(s) of %.1f s of %d-byte frames (after %.1f s of warm-up traffic) per "
              "configuration; stock and ours back to back, the first of each pair alternating; "
              "generator (afxdp-gen, live frames) on CPU %d, DUT (testpmd's forwarding lcore) on CPU %d; "
-             "testpmd --no-huge, %d mbufs, rxd/txd %d/%d, burst %d." % (
-                 meta["repeats"], s.seconds, s.size, s.warmup, s.gen_cpu, s.dut_cpu, s.mbufs,
-                 s.rxd, s.txd, s.burst))
+             "testpmd on %s, %d mbufs, rxd/txd %d/%d, burst %d." % (
+                 meta["repeats"], s.seconds, s.size, s.warmup, s.gen_cpu, s.dut_cpu,
+                 meta.get("memory", "?"), s.mbufs, s.rxd, s.txd, s.burst))
     L.append("- Our driver (from its log): %s." % meta["ours"])
     for d in ("stock", "ours"):
         if s.devargs.get(d):

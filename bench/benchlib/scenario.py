@@ -81,6 +81,8 @@ class Settings:
         self.devargs = {"stock": "", "ours": ""}    # appended to each port's --vdev
         self.gen = self.bench_xdp = self.pingpong = self.plugin = None
         self.l2fwd = self.l2fwd_xdp = None     # examples/l2fwd-af-xdp
+        self.huge_dir = None        # a hugetlbfs for the DPDK processes; None: --no-huge
+        self.mem_mb = 256           # their memory with hugepages
         self.logs = None            # directory for each run's transcript
         for k, v in kw.items():
             if not hasattr(self, k):
@@ -273,6 +275,7 @@ class Bench:
             extra += ["-d", s.plugin]
         tp.argv = ([env.testpmd_path()]
                    + testpmd.eal_args(self.dut_ns, vdevs, file_prefix=tp.file_prefix,
+                                      huge_dir=s.huge_dir, mem_mb=s.mem_mb if s.huge_dir else None,
                                       lcores="%d,%d" % (s.gen_cpu, s.dut_cpu), extra=extra)
                    + ["--", "-i", "--forward-mode=%s" % cfg["fwd"], "--nb-cores=1",
                       "--total-num-mbufs=%d" % s.mbufs] + app)
@@ -341,7 +344,9 @@ class Bench:
             # The bare fast path: no tracing program at each DEVMAP flush.
             return [s.l2fwd_xdp, "-T", "0", "--json", "--no-tracing", self.d0.name, self.d1.name]
         argv = ["taskset", "-c", str(s.dut_cpu), s.l2fwd, "-l", str(s.dut_cpu), "--no-pci",
-                "--no-huge", "-m", "512", "--file-prefix", testpmd.new_file_prefix()]
+                "--file-prefix", testpmd.new_file_prefix()]
+        argv += (["--huge-dir", s.huge_dir, "-m", str(s.mem_mb)] if s.huge_dir
+                 else ["--no-huge", "-m", "512"])
         if item["driver"] == "ours":
             argv += ["-d", s.plugin]
         extra = s.devargs.get(item["driver"]) or ""

@@ -136,7 +136,7 @@ class Startup(unittest.TestCase):
         s = parse.parse_startup(data("ours-io.txt"))
         self.assertEqual(s["driver"], "af_xdp_direct 0.1.0")
         self.assertEqual(s["redirect"], "map")
-        self.assertEqual(s["rx_path"], "AVX2")
+        self.assertEqual(s["rx_path"], "x86-64-v3 (AVX2, BMI2)")
         self.assertEqual(s["xdp_mode"], "native (drv)")
         self.assertEqual(s["copy"], "copy")
         self.assertIs(s["dispatcher"], False)
@@ -159,9 +159,9 @@ class Tools(unittest.TestCase):
 
     def test_micro(self):
         rows = parse.parse_micro(data("micro.txt"))
-        self.assertEqual([r["impl"] for r in rows], ["scalar", "sse", "avx2"])
-        self.assertEqual(rows[2]["instructions"], 12.26)
-        self.assertEqual(rows[2]["verdict"], "within the target")
+        self.assertEqual([r["impl"] for r in rows], ["baseline", "x86-64-v3 (AVX2, BMI2)"])
+        self.assertEqual(rows[1]["instructions"], 18.73)
+        self.assertEqual(rows[1]["verdict"], "within the target")
         self.assertEqual(rows[0]["cycles_min"], rows[0]["cycles_max"])
 
     def test_softirqs(self):
