@@ -338,15 +338,16 @@ class Bench:
             row["forwarded"] = row["sink_rx"]
         self._save(item, json.dumps({"gen": g}, indent=1, sort_keys=True), suffix=".json")
 
-    def _l2fwd_argv(self, item, cfg):
+    def _l2fwd_argv(self, item, cfg, prefix):
         s = self.s
         if cfg["kind"] == "l2fwd-xdp":
             # The bare fast path: no tracing program at each DEVMAP flush.
             return [s.l2fwd_xdp, "-T", "0", "--json", "--no-tracing", self.d0.name, self.d1.name]
         argv = ["taskset", "-c", str(s.dut_cpu), s.l2fwd, "-l", str(s.dut_cpu), "--no-pci",
-                "--file-prefix", testpmd.new_file_prefix()]
+                "--file-prefix", prefix]
         argv += (["--huge-dir", s.huge_dir, "-m", str(s.mem_mb)] if s.huge_dir
                  else ["--no-huge", "-m", "512"])
+        argv.append(testpmd.LOG_INFO)      # our driver's choices, for the report
         if item["driver"] == "ours":
             argv += ["-d", s.plugin]
         extra = s.devargs.get(item["driver"]) or ""
@@ -361,7 +362,8 @@ class Bench:
         """The l2fwd example (or its kernel twin) forwarding d0 -> d1 while
         afxdp-gen sends: started, waited for ("forwarding"), measured, then
         stopped with SIGINT; its final JSON line is its own count."""
-        p = env.popen(["ip", "netns", "exec", self.dut_ns.name] + self._l2fwd_argv(item, cfg),
+        prefix = testpmd.new_file_prefix()
+        p = env.popen(["ip", "netns", "exec", self.dut_ns.name] + self._l2fwd_argv(item, cfg, prefix),
                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, bufsize=0)
         out = []
         try:
@@ -375,8 +377,15 @@ class Bench:
         finally:
             if p.poll() is None:
                 env.end_process(p)
+            # EAL leaves its runtime directory, as after any DPDK application.
+            testpmd.remove_runtime_dir(prefix)
             self._save(item, "".join(out))
-        final = parse.parse_l2fwd_final("".join(out))
+        text = "".join(out)
+        if cfg["kind"] == "l2fwd":
+            info = parse.parse_startup(text)
+            row.update({"redirect": info["redirect"], "rx_path": info["rx_path"],
+                        "xdp_mode": info["xdp_mode"]})
+        final = parse.parse_l2fwd_final(text)
         if final is None:
             raise RunError("no final statistics from %s (exit %s)" % (cfg["kind"], p.returncode))
         # The program's own totals include the warm-up: the window's figures

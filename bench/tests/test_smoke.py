@@ -86,15 +86,15 @@ def main():
         check("| configuration | driver | placement |" in output, "the table is printed")
         runs_csv = os.path.join(out, "runs.csv")
         rows = list(csv.DictReader(open(runs_csv))) if os.path.exists(runs_csv) else []
-        check(len(rows) == 12, "runs.csv has 12 runs (4 configurations, 2 placements, 2 drivers "
-              "for the AF_XDP ones): %d" % len(rows))
+        check(len(rows) == 18, "runs.csv has 18 runs (6 configurations, 2 placements, 2 drivers "
+              "for the DPDK ones): %d" % len(rows))
         for r in rows:
             name = "%s %s %s" % (r["config"], r["driver"], r["placement"])
             check(not r["error"], "run %s: no error%s" % (name, (": " + r["error"]) if r["error"] else ""))
             check(r["offered_mpps"] != "" and r["received_mpps"] != "", "run %s: rates computed" % name)
-            if r["driver"] != "kernel":
+            if r["config"] in ("rxonly", "io"):
                 check(r["cycles_per_packet"] != "", "run %s: cycles/packet read at stop" % name)
-            if r["config"] in ("io", "xdp-redirect"):
+            if r["config"] in ("io", "xdp-redirect", "l2fwd", "l2fwd-xdp"):
                 check(r["forwarded_mpps"] != "", "run %s: forwarded counted at the far end" % name)
             if r["driver"] == "ours":
                 check(r["redirect"] in ("map", "direct"), "run %s: our driver's redirect mode logged" % name)
