@@ -185,7 +185,7 @@ def last_figure(row):
     return ", ".join(parts)
 
 
-def run_micro(a, t, log):
+def run_micro(a, t, log, huge_dir=None):
     """bench/micro/run.py: instructions/packet (callgrind) and TSC cycles."""
     if a.no_micro:
         return [], "left out (--no-micro)"
@@ -193,7 +193,7 @@ def run_micro(a, t, log):
         return [], "bench_rx is not built"
     runs, bursts = a.micro
     cmd = [sys.executable, os.path.join(HERE, "micro", "run.py"), t["bench_rx"], "--runs", str(runs),
-           "--bursts", str(bursts)]
+           "--bursts", str(bursts)] + (["--huge-dir", huge_dir] if huge_dir else [])
     log("micro: %s" % " ".join(cmd))
     try:
         cp = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
@@ -238,6 +238,7 @@ def main(argv):
             "busy_start": busy_text(machine.busy_processes(1.0)), "repeats": a.repeats,
             "planned": len(items), "gen_bound_share": scenario.GEN_BOUND_SHARE}
     rows = []
+    micro = []
     failed = None
     cleanup_stack = contextlib.ExitStack()
     try:
@@ -270,6 +271,8 @@ def main(argv):
                 report.write_runs_csv(os.path.join(out, "runs.csv"), rows)
             prog.show(len(items), items[-1], last)
             prog.done()
+        # While the hugepages are still there: the receive path measured on both page sizes.
+        micro, meta["micro_note"] = run_micro(a, t, log, s.huge_dir)
     except cleanup.Interrupted as e:
         failed = str(e)
         meta["interrupted"] = True
@@ -290,7 +293,8 @@ def main(argv):
     if "settings" not in meta:
         return 1
 
-    micro, meta["micro_note"] = ([], "") if failed else run_micro(a, t, log)
+    if failed:
+        micro, meta["micro_note"] = [], ""
     meta["load_end"] = machine.loadavg()
     meta["busy_end"] = busy_text(machine.busy_processes(1.0))
     ours = [r for r in rows if r["driver"] == "ours" and not r.get("error")]

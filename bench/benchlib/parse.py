@@ -191,20 +191,27 @@ def parse_json_line(stdout):
     return parse_gen_json(stdout)
 
 
-_MICRO_ROW = re.compile(r"^\|\s*(baseline|x86-64-v3 \(AVX2, BMI2\))\s*\|\s*([\d.]+)\s*\|\s*([\d.]+)\s*"
-                        r"\(([\d.]+)\.\.([\d.]+)\)\s*\|\s*([^|]*?)\s*\|\s*$")
+_MICRO_ROW = re.compile(r"^\|\s*(baseline|x86-64-v3 \(AVX2, BMI2\))\s*\|\s*([\d.]+)\s*\|(.*)\|\s*([^|]*?)\s*\|\s*$")
+_MICRO_CYCLES = re.compile(r"([\d.]+)\s*\(([\d.]+)\.\.([\d.]+)\)")
 
 
 def parse_micro(stdout):
     """bench/micro/run.py's table: [{'impl', 'instructions', 'cycles_median',
-    'cycles_min', 'cycles_max', 'verdict'}]."""
+    'cycles_min', 'cycles_max', 'verdict'}], and 'huge_median', 'huge_min',
+    'huge_max' when it measured on hugepages too."""
     rows = []
     for line in stdout.splitlines():
         m = _MICRO_ROW.match(line.strip())
-        if m:
-            rows.append({"impl": m.group(1), "instructions": float(m.group(2)),
-                         "cycles_median": float(m.group(3)), "cycles_min": float(m.group(4)),
-                         "cycles_max": float(m.group(5)), "verdict": m.group(6)})
+        if not m:
+            continue
+        cells = _MICRO_CYCLES.findall(m.group(3))
+        if not cells:
+            continue
+        row = {"impl": m.group(1), "instructions": float(m.group(2)), "verdict": m.group(4)}
+        for key, cell in zip(("cycles", "huge"), cells):
+            row.update({key + "_median": float(cell[0]), key + "_min": float(cell[1]),
+                        key + "_max": float(cell[2])})
+        rows.append(row)
     return rows
 
 

@@ -14,6 +14,7 @@
  * packet (bench/micro/run.py does that).
  *
  *   bench_rx [--bursts N] [--burst B] [--ring R] [--frame LEN] [--impl scalar|avx2]
+ *            [--huge-dir DIR]   (a hugetlbfs mount: the mempool on hugepages)
  */
 
 #include <getopt.h>
@@ -33,6 +34,7 @@
 #include "ring_sim.h"
 
 struct options {
+	const char *huge_dir;	/* NULL: 4 KB pages */
 	eth_rx_burst_t burst_fn;
 	const char *impl;
 	unsigned long bursts;
@@ -50,18 +52,19 @@ parse_options(int argc, char **argv, struct options *o)
 		{ "ring", required_argument, NULL, 'r' },
 		{ "frame", required_argument, NULL, 'f' },
 		{ "impl", required_argument, NULL, 'i' },
+		{ "huge-dir", required_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
 
 	*o = (struct options) { .bursts = 200000, .burst = 64, .ring = 2048, .frame = 64 };
-	o->burst_fn = af_xdp_rx_burst_select(&o->impl);
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'n': o->bursts = strtoul(optarg, NULL, 0); break;
 		case 'b': o->burst = (uint16_t)strtoul(optarg, NULL, 0); break;
 		case 'r': o->ring = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'f': o->frame = (uint32_t)strtoul(optarg, NULL, 0); break;
+		case 'h': o->huge_dir = optarg; break;
 		case 'i':
 			if (strcmp(optarg, "scalar") == 0) {
 				o->burst_fn = af_xdp_rx_burst_scalar;
@@ -81,7 +84,7 @@ parse_options(int argc, char **argv, struct options *o)
 			o->impl = optarg;
 			break;
 		default:
-			fprintf(stderr, "usage: %s [--bursts N] [--burst B] [--ring R] [--frame LEN] [--impl scalar|avx2]\n",
+			fprintf(stderr, "usage: %s [--bursts N] [--burst B] [--ring R] [--frame LEN] [--impl scalar|avx2] [--huge-dir DIR]\n",
 				argv[0]);
 			return -1;
 		}
@@ -109,10 +112,12 @@ main(int argc, char **argv)
 	char err[256];
 	unsigned long i;
 
-	if (sim_eal_init(argv[0]) < 0)
-		return 1;
 	if (parse_options(argc, argv, &o) != 0)
 		return 2;
+	if (sim_eal_init_huge(argv[0], o.huge_dir) < 0)
+		return 1;
+	if (o.burst_fn == NULL)		/* as the driver chooses, which needs EAL's settings */
+		o.burst_fn = af_xdp_rx_burst_select(&o.impl);
 
 	/* A cache as an application's would have; more mbufs than in flight. */
 	mp = rte_pktmbuf_pool_create("bench_rx", 4 * o.ring + 1024, 256, 0,

@@ -120,14 +120,25 @@ sim_kernel_transmit(struct sim_ring *tx, struct sim_ring *comp, struct xdp_desc 
 	return n;
 }
 
-/* EAL for mempools only: no devices, no hugepages, no shared files. */
+/*
+ * EAL for mempools only: no devices, no shared files, and no hugepages
+ * unless huge_dir names a hugetlbfs mount (the microbenchmark's --huge-dir).
+ */
+static inline int
+sim_eal_init_huge(const char *prog, const char *huge_dir)
+{
+	char *argv[] = { (char *)(uintptr_t)prog, "-m", "256", "--no-pci", "--no-shconf",
+			 "--log-level=lib.eal:error", "-c", "0x1",
+			 huge_dir ? "--huge-dir" : "--no-huge", (char *)(uintptr_t)huge_dir, NULL };
+	int argc = (int)RTE_DIM(argv) - (huge_dir ? 1 : 2);
+
+	return rte_eal_init(argc, argv);
+}
+
 static inline int
 sim_eal_init(const char *prog)
 {
-	char *argv[] = { (char *)(uintptr_t)prog, "--no-huge", "-m", "256", "--no-pci",
-			 "--no-shconf", "--log-level=lib.eal:error", "-c", "0x1", NULL };
-
-	return rte_eal_init((int)RTE_DIM(argv) - 1, argv);
+	return sim_eal_init_huge(prog, NULL);
 }
 
 #endif /* RING_SIM_H */
