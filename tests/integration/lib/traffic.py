@@ -40,35 +40,33 @@ def send(iface, dst, count, sizes=SIZES, kind="raw", flows=1, src=None, stream="
     return res
 
 
-class Capture:
-    """Capture and verify one stream on `iface` (frames.py capture), e.g.
+class _FramesChild:
+    """A frames.py receiver in the interface's namespace: started by `with`,
+    which returns once it has bound (it prints READY); its JSON result read
+    when the block ends. Subclasses set `what`, `args`, `timeout`, and turn
+    the JSON into `result` in _result()."""
 
-        with Capture(h1, src=h0.mac, dst=h1.mac, count=n) as cap:
-            traffic.send(h0, h1.mac, n)
-        res = cap.result   # {'received', 'missing', 'corrupt', 'duplicates', ...}
-    """
+    what = "receiver"
 
-    def __init__(self, iface, src, dst, count, sizes=SIZES, kind="raw", flows=1,
-                 stream="s", timeout=30, settle=0.5):
+    def __init__(self, iface, args, timeout):
         cleanup.install()
         self.iface = iface
-        self.args = [sys.executable, FRAMES_PY, "capture", "--timeout", str(timeout),
-                     "--settle", str(settle)] + _common(iface, src, dst, count, sizes, kind,
-                                                        flows, stream)
+        self.args = args
         self.timeout = timeout
         self.proc = None
         self.result = None
         self._undo = None
 
     def __enter__(self):
-        self._undo = cleanup.push("capture on %s" % self.iface, self._kill)
+        self._undo = cleanup.push("%s on %s" % (self.what, self.iface), self._kill)
         self.proc = env.popen(self.args, ns=self.iface.ns.name, stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, text=True)
         line = self.proc.stdout.readline()   # READY once bound (or EOF on error)
         if line.strip() != "READY":
             err = self.proc.stderr.read()
-            self._kill()
-            raise env.HarnessError("capture on %s did not start: %s%s" % (self.iface, line, err))
+            cleanup.release(self._undo)
+            raise env.HarnessError("%s on %s did not start: %s%s" % (self.what, self.iface,
+                                                                     line, err))
         return self
 
     def __exit__(self, exc_type, *exc):
@@ -79,19 +77,43 @@ class Capture:
             out, err = self.proc.communicate(timeout=env.scaled(self.timeout + 30))
         except Exception:
             cleanup.release(self._undo)
-            raise env.HarnessError("capture on %s did not finish" % self.iface) from None
+            raise env.HarnessError("%s on %s did not finish" % (self.what, self.iface)) from None
         cleanup.release(self._undo)
         if self.proc.returncode != 0:
-            raise env.HarnessError("capture on %s failed (exit %d): %s"
-                                   % (self.iface, self.proc.returncode, err))
-        self.result = json.loads(out.strip().splitlines()[-1])
-        env.log("captured on %s: %s" % (self.iface, summary(self.result)))
+            raise env.HarnessError("%s on %s failed (exit %d): %s"
+                                   % (self.what, self.iface, self.proc.returncode, err))
+        self._result(json.loads(out.strip().splitlines()[-1]))
         return False
+
+    def _result(self, doc):
+        self.result = doc
 
     def _kill(self):
         if self.proc and self.proc.poll() is None:
             self.proc.kill()
             self.proc.wait()
+
+
+class Capture(_FramesChild):
+    """Capture and verify one stream on `iface` (frames.py capture), e.g.
+
+        with Capture(h1, src=h0.mac, dst=h1.mac, count=n) as cap:
+            traffic.send(h0, h1.mac, n)
+        res = cap.result   # {'received', 'missing', 'corrupt', 'duplicates', ...}
+    """
+
+    what = "capture"
+
+    def __init__(self, iface, src, dst, count, sizes=SIZES, kind="raw", flows=1,
+                 stream="s", timeout=30, settle=0.5):
+        super().__init__(iface, [sys.executable, FRAMES_PY, "capture", "--timeout", str(timeout),
+                                 "--settle", str(settle)]
+                         + _common(iface, src, dst, count, sizes, kind, flows, stream),
+                         timeout)
+
+    def _result(self, doc):
+        self.result = doc
+        env.log("captured on %s: %s" % (self.iface, summary(doc)))
 
 
 def summary(res):
@@ -156,49 +178,17 @@ class Background:
             self.proc.stderr.close()
 
 
-class Sniff:
+class Sniff(_FramesChild):
     """The length, ethertype and addresses of the first `count` frames of
     any kind arriving on `iface` (frames.py sniff); `result` is a list of
     {'length', 'ethertype', 'src', 'dst'}."""
 
+    what = "sniffer"
+
     def __init__(self, iface, count, timeout=15):
-        cleanup.install()
-        self.iface = iface
-        self.timeout = timeout
-        self.args = [sys.executable, FRAMES_PY, "sniff", "--iface", iface.name,
-                     "--count", str(count), "--timeout", str(timeout)]
-        self.proc = None
-        self.result = None
-        self._undo = None
+        super().__init__(iface, [sys.executable, FRAMES_PY, "sniff", "--iface", iface.name,
+                                 "--count", str(count), "--timeout", str(timeout)], timeout)
 
-    def __enter__(self):
-        self._undo = cleanup.push("sniffer on %s" % self.iface, self._kill)
-        self.proc = env.popen(self.args, ns=self.iface.ns.name,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        line = self.proc.stdout.readline()
-        if line.strip() != "READY":
-            err = self.proc.stderr.read()
-            cleanup.release(self._undo)
-            raise env.HarnessError("sniffer on %s did not start: %s%s" % (self.iface, line, err))
-        return self
+    def _result(self, doc):
+        self.result = doc["frames"]
 
-    def __exit__(self, exc_type, *exc):
-        if exc_type is not None:
-            cleanup.release(self._undo)
-            return False
-        try:
-            out, err = self.proc.communicate(timeout=env.scaled(self.timeout + 30))
-        except Exception:
-            cleanup.release(self._undo)
-            raise env.HarnessError("sniffer on %s did not finish" % self.iface) from None
-        cleanup.release(self._undo)
-        if self.proc.returncode != 0:
-            raise env.HarnessError("sniffer on %s failed (exit %d): %s"
-                                   % (self.iface, self.proc.returncode, err))
-        self.result = json.loads(out.strip().splitlines()[-1])["frames"]
-        return False
-
-    def _kill(self):
-        if self.proc and self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait()
