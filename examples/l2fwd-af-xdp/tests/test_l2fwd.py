@@ -37,13 +37,12 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import l2fwd_lib  # noqa: E402  (puts tests/integration on the path)
-from lib import env, runner, topo, traffic  # noqa: E402
-import test_io_fwd  # noqa: E402  (its TCP transfer)
+from lib import env, hosts, runner, topo, traffic  # noqa: E402
+from lib.hosts import ADDR_A, ADDR_B  # noqa: E402
 
 MODES = ("dpdk", "dpdk-stock", "xdp")
 SIZES = traffic.SIZES
 FRAMES_PER_SIZE = 100        # below one ring's worth, as in test_io_fwd
-ADDR_A, ADDR_B, PREFIX = test_io_fwd.ADDR_A, test_io_fwd.ADDR_B, test_io_fwd.PREFIX
 PINGS = 5
 
 
@@ -93,14 +92,7 @@ def check_stopped(t, fwd, rc, net, what):
 def main(t, mode):
     count = FRAMES_PER_SIZE * len(SIZES)
     with topo.Topology() as net:
-        dut, a, b = net.netns("dut"), net.netns("a"), net.netns("b")
-        p0, h0 = net.veth(dut, "p0", a, "h0")
-        p1, h1 = net.veth(dut, "p1", b, "h1")
-        h0.add_addr("%s/%d" % (ADDR_A, PREFIX))
-        h1.add_addr("%s/%d" % (ADDR_B, PREFIX))
-        for h in (h0, h1):
-            h.offloads_off()
-            env.run(["ethtool", "-K", h.name, "gro", "on"], ns=h.ns.name)
+        dut, a, b, p0, h0, p1, h1 = hosts.two_hosts(net, gro=True)
         peers = ["--peer-mac", "0,%s" % h0.mac, "--peer-mac", "1,%s" % h1.mac]
 
         # MAC updating, text statistics every second.
@@ -112,7 +104,7 @@ def main(t, mode):
             raw_frames(t, h1, h0, count, "b->a raw frames, rewritten",
                        want_src=p0.mac, want_dst=h0.mac, send_dst=p1.mac)
             ping(t, a)
-            test_io_fwd.tcp_transfer(t, a, b)
+            hosts.tcp_transfer(t, a, b)
             rc = fwd.stop(signal.SIGINT)
             out = check_stopped(t, fwd, rc, net, what)
             t.check("statistics at" in out, "%s: periodic statistics printed" % what)
