@@ -17,11 +17,9 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from lib import env, hosts, runner, testpmd, topo, traffic  # noqa: E402
-from lib.hosts import ADDR_A, ADDR_B  # noqa: E402
 
 SIZES = traffic.SIZES
 FRAMES_PER_SIZE = 100        # below one ring's worth: see test_rxonly
-PINGS = 5
 
 
 def raw_frames(t, tp, src, dst, count, label):
@@ -51,12 +49,7 @@ def main(t):
             t.equal((s1["RX-packets"], s1["RX-bytes"], s1["TX-packets"], s1["TX-bytes"]),
                     (count, nbytes, count, nbytes), "port 1 RX/TX packets and bytes")
 
-            cp = a.exec(["ping", "-n", "-q", "-c", str(PINGS), "-i", "0.2", "-W", "5", ADDR_B],
-                        check=False)
-            summary = [ln for ln in cp.stdout.splitlines() if "packet loss" in ln]
-            t.check(cp.returncode == 0 and " 0% packet loss" in cp.stdout,
-                    "ping %s -> %s: %s" % (ADDR_A, ADDR_B, summary[0] if summary else "no summary"),
-                    cp.stdout + cp.stderr)
+            hosts.ping(t, a)
 
             hosts.tcp_transfer(t, a, b)
             st = [tp.port_stats(p) for p in (0, 1)]

@@ -38,12 +38,10 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import l2fwd_lib  # noqa: E402  (puts tests/integration on the path)
 from lib import env, hosts, runner, topo, traffic  # noqa: E402
-from lib.hosts import ADDR_A, ADDR_B  # noqa: E402
 
 MODES = ("dpdk", "dpdk-stock", "xdp")
 SIZES = traffic.SIZES
 FRAMES_PER_SIZE = 100        # below one ring's worth, as in test_io_fwd
-PINGS = 5
 
 
 def forwarder(mode, dut, ports, args):
@@ -63,15 +61,6 @@ def raw_frames(t, src, dst, count, label, want_src, want_dst, send_dst):
     t.check(traffic.all_intact(res), "%s: %s (expected src %s dst %s)"
             % (label, traffic.summary(res), want_src, want_dst))
     return res
-
-
-def ping(t, a):
-    cp = a.exec(["ping", "-n", "-q", "-c", str(PINGS), "-i", "0.2", "-W", "5", ADDR_B],
-                check=False)
-    summary = [ln for ln in cp.stdout.splitlines() if "packet loss" in ln]
-    t.check(cp.returncode == 0 and " 0% packet loss" in cp.stdout,
-            "ping %s -> %s: %s" % (ADDR_A, ADDR_B, summary[0] if summary else "no summary"),
-            cp.stdout + cp.stderr)
 
 
 def check_attached(t, ports, what):
@@ -103,7 +92,7 @@ def main(t, mode):
                        want_src=p1.mac, want_dst=h1.mac, send_dst=p0.mac)
             raw_frames(t, h1, h0, count, "b->a raw frames, rewritten",
                        want_src=p0.mac, want_dst=h0.mac, send_dst=p1.mac)
-            ping(t, a)
+            hosts.ping(t, a)
             hosts.tcp_transfer(t, a, b)
             rc = fwd.stop(signal.SIGINT)
             out = check_stopped(t, fwd, rc, net, what)

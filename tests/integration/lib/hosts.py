@@ -21,6 +21,7 @@ ADDR_A, ADDR_B, PREFIX = "10.99.0.1", "10.99.0.2", 24
 FILE_MB = 20
 TCP_PORT = 5001
 TCP_TIMEOUT = 180            # only against a hang
+PINGS = 5
 
 
 def two_hosts(net, gro=False):
@@ -39,6 +40,16 @@ def two_hosts(net, gro=False):
         if gro:
             env.run(["ethtool", "-K", h.name, "gro", "on"], ns=h.ns.name)
     return dut, a, b, p0, h0, p1, h1
+
+
+def ping(t, a):
+    """PINGS pings from host a to host b, none lost."""
+    cp = a.exec(["ping", "-n", "-q", "-c", str(PINGS), "-i", "0.2", "-W", "5", ADDR_B],
+                check=False)
+    summary = [ln for ln in cp.stdout.splitlines() if "packet loss" in ln]
+    t.check(cp.returncode == 0 and " 0% packet loss" in cp.stdout,
+            "ping %s -> %s: %s" % (ADDR_A, ADDR_B, summary[0] if summary else "no summary"),
+            cp.stdout + cp.stderr)
 
 
 def wait_listening(ns, port, timeout=15):
