@@ -4,7 +4,8 @@
 
 /*
  * Microbenchmark of the receive path on rings in plain memory: bursts of
- * 64 through af_xdp_rx_burst(), fill-ring refill included.  The kernel's
+ * 64 through one build of the burst (af_xdp_rx_burst_baseline() or
+ * af_xdp_rx_burst_x86_64_v3()), fill-ring refill included.  The kernel's
  * side (ring_sim.h) and the application's free run outside the measured
  * region.
  *
@@ -13,7 +14,7 @@
  * instruction total divided by the packet count printed is instructions per
  * packet (bench/micro/run.py does that).
  *
- *   bench_rx [--bursts N] [--burst B] [--ring R] [--frame LEN] [--impl scalar|avx2]
+ *   bench_rx [--bursts N] [--burst B] [--ring R] [--frame LEN] [--build baseline|x86-64-v3]
  *            [--huge-dir DIR]   (a hugetlbfs mount: the mempool on hugepages)
  */
 
@@ -30,13 +31,14 @@
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 
-#include "af_xdp.h"
+#include "af_xdp_rx.h"
+#include "af_xdp_umem.h"
 #include "ring_sim.h"
 
 struct options {
 	const char *huge_dir;	/* NULL: 4 KB pages */
 	eth_rx_burst_t burst_fn;
-	const char *impl;
+	const char *build;
 	unsigned long bursts;
 	uint16_t burst;
 	uint32_t ring;
@@ -51,7 +53,7 @@ parse_options(int argc, char **argv, struct options *o)
 		{ "burst", required_argument, NULL, 'b' },
 		{ "ring", required_argument, NULL, 'r' },
 		{ "frame", required_argument, NULL, 'f' },
-		{ "impl", required_argument, NULL, 'i' },
+		{ "build", required_argument, NULL, 'i' },
 		{ "huge-dir", required_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -66,25 +68,26 @@ parse_options(int argc, char **argv, struct options *o)
 		case 'f': o->frame = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'h': o->huge_dir = optarg; break;
 		case 'i':
-			if (strcmp(optarg, "scalar") == 0) {
-				o->burst_fn = af_xdp_rx_burst_scalar;
-#ifdef AF_XDP_HAVE_AVX2
-			} else if (strcmp(optarg, "avx2") == 0) {
+			if (strcmp(optarg, "baseline") == 0) {
+				o->burst_fn = af_xdp_rx_burst_baseline;
+#ifdef AF_XDP_HAVE_X86_64_V3
+			} else if (strcmp(optarg, "x86-64-v3") == 0) {
 				if (!rte_cpu_get_flag_enabled(RTE_CPUFLAG_AVX2) ||
+				    !rte_cpu_get_flag_enabled(RTE_CPUFLAG_BMI1) ||
 				    !rte_cpu_get_flag_enabled(RTE_CPUFLAG_BMI2)) {
 					fprintf(stderr, "this CPU is not x86-64-v3\n");
-					return -1;
+					return 77;
 				}
-				o->burst_fn = af_xdp_rx_burst_avx2;
+				o->burst_fn = af_xdp_rx_burst_x86_64_v3;
 #endif
 			} else {
-				fprintf(stderr, "unknown --impl %s\n", optarg);
+				fprintf(stderr, "unknown --build %s\n", optarg);
 				return -1;
 			}
-			o->impl = optarg;
+			o->build = optarg;
 			break;
 		default:
-			fprintf(stderr, "usage: %s [--bursts N] [--burst B] [--ring R] [--frame LEN] [--impl scalar|avx2] [--huge-dir DIR]\n",
+			fprintf(stderr, "usage: %s [--bursts N] [--burst B] [--ring R] [--frame LEN] [--build baseline|x86-64-v3] [--huge-dir DIR]\n",
 				argv[0]);
 			return -1;
 		}
@@ -111,13 +114,15 @@ main(int argc, char **argv)
 	struct options o;
 	char err[256];
 	unsigned long i;
+	int ret;
 
-	if (parse_options(argc, argv, &o) != 0)
-		return 2;
+	ret = parse_options(argc, argv, &o);
+	if (ret != 0)
+		return ret < 0 ? 2 : ret;	/* 77: this CPU cannot run that build */
 	if (sim_eal_init_huge(argv[0], o.huge_dir) < 0)
 		return 1;
 	if (o.burst_fn == NULL)		/* as the driver chooses, which needs EAL's settings */
-		o.burst_fn = af_xdp_rx_burst_select(&o.impl);
+		o.burst_fn = af_xdp_rx_burst_select(&o.build);
 
 	/* A cache as an application's would have; more mbufs than in flight. */
 	mp = rte_pktmbuf_pool_create("bench_rx", 4 * o.ring + 1024, 256, 0,
@@ -153,7 +158,7 @@ main(int argc, char **argv)
 		cycles_with_free += rte_rdtsc_precise() - t0;
 	}
 
-	printf("impl %s\n", o.impl);
+	printf("build %s\n", o.build);
 	printf("packets %" PRIu64 "\n", packets);
 	printf("bursts %lu of %u\n", o.bursts, o.burst);
 	printf("cycles_per_packet %.2f\n", (double)cycles / (double)packets);

@@ -17,20 +17,22 @@ import subprocess
 import sys
 import tempfile
 
-# bench_rx --impl and what the driver's log calls each build.
-IMPL_NAMES = {"scalar": "baseline", "avx2": "x86-64-v3 (AVX2, BMI2)"}
+# bench_rx --build: the builds of the burst, named as the driver's log names
+# them, and the function each is.
+BUILD_FUNCTIONS = {"baseline": "af_xdp_rx_burst_baseline",
+                   "x86-64-v3": "af_xdp_rx_burst_x86_64_v3"}
 
 # Targets of the foundation issue, stated beside the figures, not asserted.
 TARGET_MAX = 20.0
 TARGET_AIM = 12.0
 
 
-def callgrind_ipp(binary, impl, bursts, burst):
+def callgrind_ipp(binary, build, bursts, burst):
     """Instructions per packet inside the burst function (inclusive)."""
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "callgrind.out")
         cmd = ["valgrind", "--tool=callgrind", "--collect-atstart=no",
-               "--callgrind-out-file=" + out, binary, "--impl", impl,
+               "--callgrind-out-file=" + out, binary, "--build", build,
                "--bursts", str(bursts), "--burst", str(burst)]
         res = subprocess.run(cmd, capture_output=True, text=True, check=False)
         if res.returncode != 0:
@@ -38,14 +40,15 @@ def callgrind_ipp(binary, impl, bursts, burst):
         packets = int(re.search(r"^packets (\d+)", res.stdout, re.M).group(1))
         ann = subprocess.run(["callgrind_annotate", "--inclusive=yes", out],
                              capture_output=True, text=True, check=True).stdout
-        m = re.search(r"^\s*([\d,]+) \([^)]*\)\s+\S*:af_xdp_rx_burst_%s\b" % impl, ann, re.M)
+        fn = BUILD_FUNCTIONS[build]
+        m = re.search(r"^\s*([\d,]+) \([^)]*\)\s+\S*:%s\b" % fn, ann, re.M)
         if m is None:
-            sys.exit("no af_xdp_rx_burst_%s in the callgrind profile" % impl)
+            sys.exit("no %s in the callgrind profile" % fn)
         return int(m.group(1).replace(",", "")) / packets
 
 
-def native_cpp(binary, impl, bursts, burst, huge_dir=None):
-    cmd = [binary, "--impl", impl, "--bursts", str(bursts), "--burst", str(burst)]
+def native_cpp(binary, build, bursts, burst, huge_dir=None):
+    cmd = [binary, "--build", build, "--bursts", str(bursts), "--burst", str(burst)]
     if huge_dir:
         cmd += ["--huge-dir", huge_dir]
     res = subprocess.run(cmd, capture_output=True, text=True, check=True)
@@ -56,15 +59,15 @@ def spread(xs):
     return "%.2f (%.2f..%.2f)" % (statistics.median(xs), min(xs), max(xs))
 
 
-def available_impls(binary):
+def available_builds(binary):
     """Implementations built in and runnable on this CPU, best last."""
-    impls = []
-    for impl in ("scalar", "avx2"):
-        res = subprocess.run([binary, "--impl", impl, "--bursts", "1"],
+    builds = []
+    for build in BUILD_FUNCTIONS:
+        res = subprocess.run([binary, "--build", build, "--bursts", "1"],
                              capture_output=True, text=True, check=False)
         if res.returncode == 0:
-            impls.append(impl)
-    return impls
+            builds.append(build)
+    return builds
 
 
 def main():
@@ -78,7 +81,7 @@ def main():
                     help="a hugetlbfs mount: cycles also with the mempool on hugepages")
     args = ap.parse_args()
 
-    impls = available_impls(args.binary)
+    builds = available_builds(args.binary)
     huge = " | TSC cycles/packet on hugepages" if args.huge_dir else ""
     print("Rx batch path on in-memory rings, bursts of %d, fill-ring refill included"
           % args.burst)
@@ -88,16 +91,16 @@ def main():
     print("| build | instructions/packet (callgrind) | TSC cycles/packet on 4 KB pages%s "
           "| vs target %.0f (aim %.0f) |" % (huge, TARGET_MAX, TARGET_AIM))
     print("| --- | --- | --- |%s --- |" % (" --- |" if huge else ""))
-    for impl in impls:
-        ipp = callgrind_ipp(args.binary, impl, min(args.bursts, 20000), args.burst)
-        cells = [spread([native_cpp(args.binary, impl, args.bursts, args.burst)
+    for build in builds:
+        ipp = callgrind_ipp(args.binary, build, min(args.bursts, 20000), args.burst)
+        cells = [spread([native_cpp(args.binary, build, args.bursts, args.burst)
                          for _ in range(args.runs)])]
         if args.huge_dir:
-            cells.append(spread([native_cpp(args.binary, impl, args.bursts, args.burst,
+            cells.append(spread([native_cpp(args.binary, build, args.bursts, args.burst,
                                             args.huge_dir) for _ in range(args.runs)]))
         verdict = ("within the aim" if ipp <= TARGET_AIM else "within the target"
                    if ipp <= TARGET_MAX else "ABOVE the target")
-        print("| %s | %.2f | %s | %s |" % (IMPL_NAMES.get(impl, impl), ipp, " | ".join(cells),
+        print("| %s | %.2f | %s | %s |" % (build, ipp, " | ".join(cells),
                                            verdict))
     return 0
 

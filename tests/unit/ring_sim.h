@@ -22,6 +22,9 @@
 #include <rte_mbuf.h>
 
 #include "af_xdp.h"
+#include "af_xdp_rx.h"
+#include "af_xdp_tx.h"
+#include "af_xdp_umem.h"
 
 struct sim_ring {
 	uint32_t producer __rte_cache_aligned;
@@ -97,6 +100,21 @@ sim_kernel_receive(struct sim_ring *fill, struct sim_ring *rx, uintptr_t area,
 		rx->producer++;
 		(*seq)++;
 	}
+	return i;
+}
+
+/*
+ * The kernel takes up to n chunks from the fill ring and keeps them (as it
+ * does with a frame it drops, or a zero-copy driver with its buffers).
+ * Returns how many.
+ */
+static inline uint32_t
+sim_kernel_keep(struct sim_ring *fill, uint32_t n)
+{
+	uint32_t i;
+
+	for (i = 0; i < n && fill->producer != fill->consumer; i++)
+		fill->consumer++;
 	return i;
 }
 

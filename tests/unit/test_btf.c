@@ -9,7 +9,10 @@
  * Each blob goes through its raw bytes and back, as the kernel's would.
  */
 
+#include <stdint.h>
 #include <string.h>
+
+#include <linux/bpf.h>
 
 #include <bpf/btf.h>
 
@@ -140,11 +143,55 @@ test_inconsistent(void)
 	btf__free(btf);
 }
 
+/* The helper's and the action's values, one pair at a time, in 64-bit enums. */
+static int
+lookup_values(int64_t helper, int64_t action)
+{
+	const struct enumerator helpers[] = {
+		{ "BPF_FUNC_redirect_map", 51 }, { "BPF_FUNC_redirect_xsk", helper }, { NULL, 0 },
+	};
+	const struct enumerator actions[] = {
+		{ "XDP_REDIRECT", 4 }, { "XDP_REDIRECT_XSK", action }, { NULL, 0 },
+	};
+	struct btf *btf = btf__new_empty();
+	struct af_xdp_kernel k;
+	int ret;
+
+	add_enum(btf, "bpf_func_id", helpers, true);
+	add_enum(btf, "xdp_action", actions, true);
+	btf = round_trip(btf);
+	memset(&k, 0, sizeof(k));
+	ret = af_xdp_kernel_from_btf(btf, &k);
+	btf__free(btf);
+	if (ret == 0)
+		CHECK(k.redirect_xsk_helper == helper && k.redirect_xsk_action == action,
+		      "helper %d action %d", k.redirect_xsk_helper, k.redirect_xsk_action);
+	else
+		CHECK(strstr(k.why, "implausible") != NULL, "why: %s", k.why);
+	return ret;
+}
+
+/* A helper number is 1..INT32_MAX; the action comes after XDP_REDIRECT, within INT32_MAX. */
+static void
+test_value_ranges(void)
+{
+	CHECK(lookup_values(0, 5) != 0, "helper 0 accepted");
+	CHECK_EQ(lookup_values(1, 5), 0);
+	CHECK_EQ(lookup_values(INT32_MAX, 5), 0);
+	CHECK(lookup_values((int64_t)INT32_MAX + 1, 5) != 0, "helper INT32_MAX + 1 accepted");
+	CHECK(lookup_values(-1, 5) != 0, "helper -1 accepted");
+	CHECK(lookup_values(212, XDP_REDIRECT) != 0, "action XDP_REDIRECT accepted");
+	CHECK_EQ(lookup_values(212, XDP_REDIRECT + 1), 0);
+	CHECK_EQ(lookup_values(212, INT32_MAX), 0);
+	CHECK(lookup_values(212, (int64_t)INT32_MAX + 1) != 0, "action INT32_MAX + 1 accepted");
+}
+
 int
 main(void)
 {
 	RUN(test_patched_kernel);
 	RUN(test_stock_kernel);
 	RUN(test_inconsistent);
+	RUN(test_value_ranges);
 	return unit_summary();
 }

@@ -169,19 +169,34 @@ test_booleans_and_mode(void)
 	expect_error("iface=a,redirect=", "redirect", NULL);
 }
 
+/* expect_error() with the path of a readable regular file written into args_fmt. */
+static void
+expect_error_with_file(const char *args_fmt, const char *needle1, const char *needle2)
+{
+	char path[] = "/tmp/af_xdp_devargs_XXXXXX";
+	char args[256];
+	int fd = mkstemp(path);
+
+	CHECK(fd >= 0, "mkstemp");
+	close(fd);
+	snprintf(args, sizeof(args), args_fmt, path);
+	expect_error(args, needle1, needle2);
+	unlink(path);
+}
+
 static void
 test_conflicts(void)
 {
 	expect_error("iface=a,use_cni=1,use_pinned_map=1", "use_cni", "use_pinned_map");
-	expect_error("iface=a,use_cni=1,xdp_prog=/etc/hostname", "xdp_prog", "use_cni");
-	expect_error("iface=a,use_pinned_map=1,xdp_prog=/etc/hostname", "xdp_prog",
-		     "use_pinned_map");
+	expect_error_with_file("iface=a,use_cni=1,xdp_prog=%s", "xdp_prog", "use_cni");
+	expect_error_with_file("iface=a,use_pinned_map=1,xdp_prog=%s", "xdp_prog",
+			       "use_pinned_map");
 	expect_error("iface=a,use_cni=1,busy_budget=32", "busy_budget", "use_cni");
 	expect_error("iface=a,use_pinned_map=1,mode=skb", "mode", "use_pinned_map");
 	expect_error("iface=a,dp_path=/x", "dp_path", "use_cni");
 	expect_error("iface=a,use_cni=1,redirect=map", "redirect", "use_cni");
 	expect_error("iface=a,use_pinned_map=1,redirect=direct", "redirect", "use_pinned_map");
-	expect_error("iface=a,xdp_prog=/etc/hostname,redirect=auto", "redirect", "xdp_prog");
+	expect_error_with_file("iface=a,xdp_prog=%s,redirect=auto", "redirect", "xdp_prog");
 	expect_error("iface=a,use_cni=1,dp_path=", "dp_path", "needs a value");
 }
 

@@ -62,15 +62,17 @@ make_pool(const char *name, unsigned int n)
 	return mp;
 }
 
+/* A queue with rings of ring_size on mempool mp (NULL: a new one of pool_size mbufs). */
 static void
-env_init(struct rx_env *e, uint32_t ring_size, unsigned int pool_size)
+env_init_pool(struct rx_env *e, uint32_t ring_size, unsigned int pool_size,
+	      struct rte_mempool *mp)
 {
 	static unsigned int pools;
 	char name[32], err[256];
 
 	memset(e, 0, sizeof(*e));
 	snprintf(name, sizeof(name), "rx_pool_%u", pools++);
-	e->mp = make_pool(name, pool_size);
+	e->mp = mp != NULL ? mp : make_pool(name, pool_size);
 	CHECK(e->mp != NULL, "mempool");
 	CHECK(af_xdp_umem_layout(e->mp, &e->layout, err, sizeof(err)) == 0, "%s", err);
 	sim_ring_init(&e->rx, ring_size, sizeof(struct xdp_desc), false);
@@ -81,10 +83,22 @@ env_init(struct rx_env *e, uint32_t ring_size, unsigned int pool_size)
 }
 
 static void
-env_free(struct rx_env *e)
+env_init(struct rx_env *e, uint32_t ring_size, unsigned int pool_size)
+{
+	env_init_pool(e, ring_size, pool_size, NULL);
+}
+
+static void
+env_free_rings(struct rx_env *e)
 {
 	sim_ring_free(&e->rx);
 	sim_ring_free(&e->fill);
+}
+
+static void
+env_free(struct rx_env *e)
+{
+	env_free_rings(e);
 	rte_mempool_free(e->mp);
 }
 
@@ -302,43 +316,110 @@ test_mbuf_exhaustion(void)
 	env_free(&e);
 }
 
-int
-main(int argc __rte_unused, char **argv)
+/*
+ * After the socket is gone, every mbuf the queue offered and did not get
+ * back returns to the mempool: those still in the fill ring, those the
+ * kernel took from it and kept, and those in the Rx ring not yet taken.
+ * Nothing else: not what the application holds, not what another queue on
+ * the same mempool has offered.
+ */
+static void
+test_reclaim(void)
 {
+	struct rte_mempool *mp = rte_pktmbuf_pool_create("rx_reclaim", POOL_SIZE, 0, 0,
+							 RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
+	struct rte_mbuf *bufs[128], *held[40], **all;
+	unsigned int in_fill, kept, avail, i;
+	struct rx_env e, other;
+	uint16_t got;
+
+	CHECK(mp != NULL, "mempool");
+	env_init_pool(&e, 256, 0, mp);
+	env_init_pool(&other, 256, 0, mp);
+	CHECK_EQ(af_xdp_rxq_fill(&e.rxq), 256);
+	CHECK_EQ(af_xdp_rxq_fill(&other.rxq), 256);
+
+	/* 100 frames received: the application frees 60 and keeps 40. */
+	CHECK_EQ(sim_kernel_receive(&e.fill, &e.rx, e.layout.area, frame_lens,
+				    RTE_DIM(frame_lens), 100, false, &e.seq_sent), 100);
+	got = rx_burst_fn(&e.rxq, bufs, 100);
+	CHECK_EQ(got, 100);
+	memcpy(held, bufs, sizeof(held));
+	rte_pktmbuf_free_bulk(bufs + RTE_DIM(held), got - RTE_DIM(held));
+	/* 30 more in the Rx ring, not taken; the kernel keeps 5 it took from the fill ring. */
+	CHECK_EQ(sim_kernel_receive(&e.fill, &e.rx, e.layout.area, frame_lens,
+				    RTE_DIM(frame_lens), 30, false, &e.seq_sent), 30);
+	kept = sim_kernel_keep(&e.fill, 5);
+	CHECK_EQ(kept, 5);
+	in_fill = e.fill.producer - e.fill.consumer;
+
+	CHECK_EQ(af_xdp_rxq_reclaim(&e.rxq), in_fill + 30 + kept);
+	/* What the other queue offered and the application holds are still out. */
+	CHECK_EQ(rte_mempool_avail_count(mp), POOL_SIZE - 256 - RTE_DIM(held));
+	/* A second look finds nothing more. */
+	CHECK_EQ(af_xdp_rxq_reclaim(&e.rxq), 0);
+
+	/* Every mbuf in the pool, the reclaimed ones among them, is as good as new. */
+	avail = rte_mempool_avail_count(mp);
+	all = calloc(avail, sizeof(*all));
+	CHECK(all != NULL && rte_pktmbuf_alloc_bulk(mp, all, avail) == 0, "take all %u", avail);
+	for (i = 0; all != NULL && i < avail; i++) {
+		if (rte_mbuf_refcnt_read(all[i]) != 1 || all[i]->nb_segs != 1 ||
+		    all[i]->next != NULL || !RTE_MBUF_DIRECT(all[i])) {
+			CHECK(false, "mbuf %u: refcnt %u, nb_segs %u", i,
+			      rte_mbuf_refcnt_read(all[i]), all[i]->nb_segs);
+			break;
+		}
+	}
+	if (all != NULL)
+		rte_pktmbuf_free_bulk(all, avail);
+	free(all);
+
+	rte_pktmbuf_free_bulk(held, RTE_DIM(held));
+	CHECK_EQ(af_xdp_rxq_reclaim(&other.rxq), 256);
+	CHECK_EQ(rte_mempool_avail_count(mp), POOL_SIZE);
+	env_free_rings(&other);
+	env_free(&e);
+}
+
+/*
+ * One build of the burst per run (argv[1]: baseline or x86-64-v3), one meson
+ * test each: a CPU without x86-64-v3 reports that build's test as skipped.
+ */
+int
+main(int argc, char **argv)
+{
+	const char *build = argc > 1 ? argv[1] : "baseline";
+
+	if (strcmp(build, "baseline") == 0) {
+		rx_burst_fn = af_xdp_rx_burst_baseline;
+#ifdef AF_XDP_HAVE_X86_64_V3
+	} else if (strcmp(build, "x86-64-v3") == 0) {
+		if (!(rte_cpu_get_flag_enabled(RTE_CPUFLAG_AVX2) &&
+		      rte_cpu_get_flag_enabled(RTE_CPUFLAG_BMI1) &&
+		      rte_cpu_get_flag_enabled(RTE_CPUFLAG_BMI2))) {
+			printf("SKIP: this CPU is not x86-64-v3 (AVX2, BMI1, BMI2)\n");
+			return UNIT_SKIP;
+		}
+		rx_burst_fn = af_xdp_rx_burst_x86_64_v3;
+#endif
+	} else {
+		fprintf(stderr, "usage: %s [baseline|x86-64-v3]: no build %s here\n", argv[0], build);
+		return 2;
+	}
 	if (sim_eal_init(argv[0]) < 0) {
 		fprintf(stderr, "EAL init failed\n");
 		return 1;
 	}
-	static const struct {
-		const char *name;
-		eth_rx_burst_t fn;
-	} impls[] = {
-		{ "baseline", af_xdp_rx_burst_scalar },
-#ifdef AF_XDP_HAVE_AVX2
-		{ "x86-64-v3", af_xdp_rx_burst_avx2 },
-#endif
-	};
-	unsigned int i;
-
-	for (i = 0; i < RTE_DIM(impls); i++) {
-#ifdef AF_XDP_HAVE_AVX2
-		if (impls[i].fn == af_xdp_rx_burst_avx2 &&
-		    !(rte_cpu_get_flag_enabled(RTE_CPUFLAG_AVX2) &&
-		      rte_cpu_get_flag_enabled(RTE_CPUFLAG_BMI2))) {
-			printf("# %s: skipped, this CPU is not x86-64-v3\n", impls[i].name);
-			continue;
-		}
-#endif
-		printf("# %s\n", impls[i].name);
-		rx_burst_fn = impls[i].fn;
-		RUN(test_initial_fill);
-		RUN(test_burst_sizes);
-		RUN(test_refill_counts);
-		RUN(test_burst_limits);
-		RUN(test_wraparound);
-		RUN(test_empty_and_wakeup);
-		RUN(test_mbuf_exhaustion);
-	}
+	printf("# %s build\n", build);
+	RUN(test_initial_fill);
+	RUN(test_burst_sizes);
+	RUN(test_refill_counts);
+	RUN(test_burst_limits);
+	RUN(test_wraparound);
+	RUN(test_empty_and_wakeup);
+	RUN(test_mbuf_exhaustion);
+	RUN(test_reclaim);
 	rte_eal_cleanup();
 	return unit_summary();
 }

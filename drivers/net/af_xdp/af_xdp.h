@@ -6,16 +6,29 @@
 #define AF_XDP_H
 
 /*
- * Private types of the extended AF_XDP PMD, shared by its files:
+ * The private types of the extended AF_XDP PMD, shared by its files.  Each
+ * file owns one concern and declares its functions in a header of the same
+ * name; this one holds only what several of them need to see:
  *
- *   af_xdp_ethdev.c   probe/remove and the ethdev ops
- *   af_xdp_devargs.c  devargs parsing and validation
+ *   af_xdp_ethdev.c   probe/remove and the ethdev ops: configure, start/stop,
+ *                     close, info, MTU, MAC, promiscuous, queue set-up
+ *   af_xdp_link.c     link state: update, set up/down, change events
+ *   af_xdp_devargs.c  devargs parsing and validation (no side effects)
  *   af_xdp_iface.c    the kernel interface: index, MAC, flags, MTU, channels
- *   af_xdp_umem.c     mempool-backed UMEM and the AF_XDP sockets
- *   af_xdp_rx.c       the 64-descriptor batched receive
- *   af_xdp_tx.c       transmit and completion
+ *   af_xdp_umem.c     the mempool as UMEM: layout, registration, sharing
+ *   af_xdp_socket.c   the AF_XDP socket: rings, bind, close, kernel counters
+ *   af_xdp_rx.c       the 64-descriptor batched receive and the fill ring
+ *   af_xdp_rx_x86_64_v3.c  the same receive, built for x86-64-v3
+ *   af_xdp_tx.c       transmit and the completion ring
  *   af_xdp_prog.c     the XDP program: load, attach, detach, XSKMAP
+ *   af_xdp_kernel.c   what the running kernel offers (direct redirect)
+ *   af_xdp_kstats.c   the kernel's per-socket counters: names and arithmetic
+ *   af_xdp_stats.c    the ethdev statistics and xstats ops
  *   af_xdp_mp.c       secondary processes: socket fds for statistics
+ *   af_xdp_cni.c      the AF_XDP device plugin for Kubernetes (use_cni)
+ *   af_xdp_log.c      the log type
+ *   af_xdp_ring.h     the userspace side of one AF_XDP ring
+ *   af_xdp_bpf_abi.h  what the built-in XDP programs and the driver share
  *
  * Words used with one meaning each: a *queue* is an ethdev Rx or Tx queue;
  * a *socket* is the AF_XDP socket serving the queue pair of one index; a
@@ -36,9 +49,9 @@
 #include <rte_log.h>
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
-#include <rte_spinlock.h>
 
 #include "af_xdp_devargs.h"
+#include "af_xdp_kstats.h"
 #include "af_xdp_ring.h"
 
 #define AF_XDP_DRIVER_NAME	net_af_xdp
@@ -82,7 +95,7 @@ af_xdp_ring_size(uint32_t nb_desc)
 /*
  * UMEM chunks start at the mbuf's buf_addr.  The kernel leaves
  * XDP_PACKET_HEADROOM in front of the frame, so a received frame starts
- * AF_XDP_FRAME_OFFSET bytes into the mbuf's buffer: that is its data_off.
+ * AF_XDP_PACKET_HEADROOM bytes into the mbuf's buffer: that is its data_off.
  */
 #define AF_XDP_PACKET_HEADROOM	256
 #define AF_XDP_CHUNK_MIN	2048	/* XDP_UMEM_MIN_CHUNK_SIZE */
@@ -94,15 +107,6 @@ struct af_xdp_umem_layout {
 	uintptr_t mbuf_base;	/* mbuf = mbuf_base + chunk address */
 	uint32_t chunk_size;	/* bytes the kernel may use from buf_addr on */
 	uint32_t max_frame;	/* largest frame a chunk holds */
-};
-
-struct af_xdp_umem {
-	TAILQ_ENTRY(af_xdp_umem) next;	/* in the process-wide list */
-	struct rte_mempool *mb_pool;
-	struct af_xdp_umem_layout layout;
-	int reg_fd;		/* a bound socket using it, for XDP_SHARED_UMEM */
-	unsigned int users;	/* sockets using it */
-	bool shareable;		/* shared_umem=1: other sockets may join */
 };
 
 struct af_xdp_rx_stats {
@@ -117,12 +121,10 @@ struct af_xdp_rx_stats {
 struct af_xdp_tx_stats {
 	uint64_t packets;
 	uint64_t bytes;
-	uint64_t errors;	/* frames dropped: too long, or no UMEM frame to copy into */
+	uint64_t dropped;	/* frames longer than a UMEM chunk holds, freed unsent */
 	uint64_t copies;	/* frames copied into the UMEM (foreign or chained mbufs) */
 	uint64_t wakeups;
 };
-
-struct af_xdp_socket;
 
 struct af_xdp_rx_queue {
 	/* Everything a receive burst touches, first. */
@@ -130,6 +132,7 @@ struct af_xdp_rx_queue {
 	struct xsk_ring fill;		/* free chunks offered to the kernel */
 	uintptr_t mbuf_base;		/* UMEM chunk address -> struct rte_mbuf * */
 	uint64_t rearm_template;	/* rearm_data of a fresh mbuf, data_off 0 */
+	uint64_t offered_mark;		/* rearm_data of an mbuf offered in the fill ring */
 	struct rte_mempool *mb_pool;
 	int fd;
 	bool busy_poll;			/* syscall on empty polls to drive NAPI */
@@ -140,30 +143,27 @@ struct af_xdp_rx_queue {
 	struct af_xdp_rx_stats stats;
 
 	/* Set-up and control. */
-	struct af_xdp_socket *sock;
 	uint16_t port_id;
 	uint16_t queue_id;
 	uint32_t nb_desc;
-	int socket_id;			/* NUMA */
 } __rte_cache_aligned;
 
 struct af_xdp_tx_queue {
 	struct xsk_ring tx;		/* frames handed to the kernel */
 	struct xsk_ring comp;		/* chunks the kernel is done with */
 	uintptr_t mbuf_base;
-	uintptr_t area;			/* UMEM start: chunk = buf_addr - area */
 	struct rte_mempool *umem_pool;	/* the mempool that is the UMEM */
 	uint32_t max_frame;
 	int fd;
 	uint32_t outstanding;		/* frames given to the kernel, not completed */
 	struct af_xdp_tx_stats stats;
 
-	struct af_xdp_socket *sock;
 	uint16_t port_id;
 	uint16_t queue_id;
 	uint32_t nb_desc;
-	int socket_id;
 } __rte_cache_aligned;
+
+struct af_xdp_umem;
 
 /* One AF_XDP socket: serves Rx queue i and/or Tx queue i of a port. */
 struct af_xdp_socket {
@@ -176,18 +176,15 @@ struct af_xdp_socket {
 	bool zero_copy;
 };
 
-/* Kernel counters of one socket (XDP_STATISTICS). */
-struct af_xdp_kernel_stats {
-	uint64_t rx_dropped;
-	uint64_t rx_invalid_descs;
-	uint64_t tx_invalid_descs;
-	uint64_t rx_ring_full;
-	uint64_t rx_fill_ring_empty_descs;
-	uint64_t tx_ring_empty_descs;
+/* What a port keeps per queue index, for queue_count indexes. */
+struct af_xdp_port_queue {
+	/* Kernel counters kept across socket re-creation (stop/start) and reset. */
+	struct af_xdp_kernel_stats kstats_base;
+	struct af_xdp_socket *sock;	/* primary only; NULL while stopped */
 };
 
 struct af_xdp_prog_attachment;
-struct af_xdp_lsc;
+struct af_xdp_link_events;
 
 /* Per-port private data, in shared memory so secondaries read the counters. */
 struct af_xdp_port {
@@ -200,12 +197,8 @@ struct af_xdp_port {
 	uint16_t port_id;
 	bool started;
 
-	/* Counters kept across socket re-creation (stop/start) and reset. */
-	struct af_xdp_kernel_stats kstats_base[RTE_MAX_QUEUES_PER_PORT];
-
 	/* Primary-only state. */
-	struct af_xdp_socket *socks[RTE_MAX_QUEUES_PER_PORT];
-	unsigned int nb_socks;
+	unsigned int nb_socks;		/* queue indexes with a socket, from 0 */
 	/* The built-in program's redirect, resolved at probe (AUTO: not ours). */
 	enum af_xdp_redirect redirect;
 	int32_t redirect_xsk_helper;	/* from the kernel's BTF, for afxdp_direct */
@@ -213,88 +206,9 @@ struct af_xdp_port {
 
 	struct af_xdp_prog_attachment *prog;
 	int xskmap_fd;			/* -1 when none */
-	struct af_xdp_lsc *lsc;		/* link change events, while started */
+	struct af_xdp_link_events *link_events;	/* while started, with intr_conf.lsc */
+
+	struct af_xdp_port_queue queues[];	/* args.queue_count of them */
 };
-
-/* af_xdp_umem.c */
-int af_xdp_umem_layout(struct rte_mempool *mp, struct af_xdp_umem_layout *layout,
-		       char *err, size_t err_len);
-struct af_xdp_socket *af_xdp_socket_create(struct af_xdp_port *port, uint16_t idx,
-					   struct rte_mempool *mp,
-					   struct af_xdp_rx_queue *rxq,
-					   struct af_xdp_tx_queue *txq);
-void af_xdp_socket_destroy(struct af_xdp_port *port, struct af_xdp_socket *sock,
-			   struct af_xdp_rx_queue *rxq, struct af_xdp_tx_queue *txq,
-			   bool reclaim);
-int af_xdp_socket_kernel_stats(int fd, struct af_xdp_kernel_stats *ks);
-
-/* af_xdp_rx.c */
-uint16_t af_xdp_rx_burst_scalar(void *queue, struct rte_mbuf **bufs, uint16_t nb_pkts);
-#ifdef AF_XDP_HAVE_AVX2
-uint16_t af_xdp_rx_burst_avx2(void *queue, struct rte_mbuf **bufs, uint16_t nb_pkts);
-#endif
-eth_rx_burst_t af_xdp_rx_burst_select(const char **name);
-void af_xdp_rxq_bind(struct af_xdp_rx_queue *rxq, const struct xsk_ring *rx,
-		     const struct xsk_ring *fill, const struct af_xdp_umem_layout *layout,
-		     int fd);
-unsigned int af_xdp_rxq_fill(struct af_xdp_rx_queue *rxq);
-uint64_t af_xdp_rearm_template(uint16_t port_id);
-
-/* af_xdp_tx.c */
-uint16_t af_xdp_tx_burst(void *queue, struct rte_mbuf **bufs, uint16_t nb_pkts);
-void af_xdp_txq_bind(struct af_xdp_tx_queue *txq, const struct xsk_ring *tx,
-		     const struct xsk_ring *comp, const struct af_xdp_umem_layout *layout,
-		     struct rte_mempool *umem_pool, int fd);
-unsigned int af_xdp_txq_drain(struct af_xdp_tx_queue *txq);
-
-/* af_xdp_iface.c */
-int af_xdp_iface_index(const char *iface);
-int af_xdp_iface_mac(const char *iface, struct rte_ether_addr *mac);
-int af_xdp_iface_set_mac(const char *iface, const struct rte_ether_addr *mac);
-int af_xdp_iface_flags(const char *iface, unsigned int *flags);
-int af_xdp_iface_change_flags(const char *iface, unsigned int set, unsigned int clear);
-int af_xdp_iface_mtu(const char *iface, unsigned int *mtu);
-int af_xdp_iface_set_mtu(const char *iface, unsigned int mtu);
-int af_xdp_iface_channels(const char *iface, uint32_t *max, uint32_t *configured);
-int af_xdp_iface_speed(const char *iface, uint32_t *speed_mbps, bool *full_duplex);
-int af_xdp_iface_napi_id(int fd, unsigned int *napi_id);
-const char *af_xdp_iface_driver(const char *iface, char *buf, size_t len);
-
-/* af_xdp_prog.c */
-
-/* afxdp_direct's frames that did not go straight to a socket (its map's keys). */
-enum af_xdp_fallback {
-	AF_XDP_FALLBACK_VIA_MAP,	/* through the XSKMAP: not one socket on the queue */
-	AF_XDP_FALLBACK_PASSED,		/* to the kernel stack: no socket on the queue */
-	AF_XDP_FALLBACK_MAX,
-};
-
-int af_xdp_prog_choose_redirect(struct af_xdp_port *port);
-int af_xdp_prog_fallbacks_fd(const struct af_xdp_port *port);
-int af_xdp_prog_read_fallbacks(int fd, uint64_t counts[AF_XDP_FALLBACK_MAX]);
-void af_xdp_prog_reset_fallbacks(int fd);
-int af_xdp_prog_attach(struct af_xdp_port *port);
-void af_xdp_prog_detach(struct af_xdp_port *port);
-int af_xdp_prog_add_socket(struct af_xdp_port *port, uint32_t netdev_queue, int fd);
-void af_xdp_prog_remove_socket(struct af_xdp_port *port, uint32_t netdev_queue);
-bool af_xdp_prog_is_last_user(const struct af_xdp_port *port);
-bool af_xdp_prog_is_ours(const struct af_xdp_port *port);
-bool af_xdp_prog_is_direct(const struct af_xdp_port *port);
-
-/* af_xdp_lsc.c */
-int af_xdp_lsc_start(struct rte_eth_dev *dev);
-void af_xdp_lsc_stop(struct rte_eth_dev *dev);
-
-/* af_xdp_ethdev.c */
-int af_xdp_link_update(struct rte_eth_dev *dev, int wait_to_complete);
-
-/* af_xdp_cni.c */
-int af_xdp_cni_get_xskmap(const struct af_xdp_port *port);
-
-/* af_xdp_mp.c */
-int af_xdp_mp_init_primary(void);
-void af_xdp_mp_uninit_primary(void);
-void af_xdp_mp_get_fds(const struct af_xdp_port *port, int *fds, uint16_t n);
-int af_xdp_mp_get_fallbacks_fd(const struct af_xdp_port *port);
 
 #endif /* AF_XDP_H */

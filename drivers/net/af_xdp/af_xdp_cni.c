@@ -22,7 +22,7 @@
 
 #include <rte_string_fns.h>
 
-#include "af_xdp.h"
+#include "af_xdp_cni.h"
 
 #define CNI_MSG_MAX 128
 

@@ -211,14 +211,6 @@ static const char * const redirect_names[] = {
 	[AF_XDP_REDIRECT_MAP] = "map",
 };
 
-const char *
-af_xdp_redirect_name(enum af_xdp_redirect redirect)
-{
-	if ((unsigned int)redirect >= RTE_DIM(redirect_names))
-		return "?";
-	return redirect_names[redirect];
-}
-
 static int
 arg_redirect(const char *key, const char *value, struct af_xdp_devargs *da,
 	     char *err, size_t len)

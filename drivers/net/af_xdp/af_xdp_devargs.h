@@ -9,7 +9,7 @@
  * Device arguments: parsed and validated into a plain struct, with no side
  * effect on the system, so that every rule can be unit-tested.  Checks that
  * need the running system (does the interface exist, how many channels has
- * it) live in af_xdp_iface.c and are applied at probe.
+ * it) are made at probe, in af_xdp_ethdev.c, with what af_xdp_iface.c reads.
  */
 
 #include <limits.h>
@@ -95,6 +95,5 @@ int af_xdp_devargs_parse(const char *args, struct af_xdp_devargs *da,
 			 char *err, size_t err_len);
 
 const char *af_xdp_attach_mode_name(enum af_xdp_attach_mode mode);
-const char *af_xdp_redirect_name(enum af_xdp_redirect redirect);
 
 #endif /* AF_XDP_DEVARGS_H */

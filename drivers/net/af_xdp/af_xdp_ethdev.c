@@ -14,6 +14,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/socket.h>
@@ -23,14 +24,22 @@
 #include <bus_vdev_driver.h>
 #include <ethdev_driver.h>
 #include <ethdev_vdev.h>
-#include <rte_cycles.h>
 #include <rte_eal.h>
 #include <rte_ethdev.h>
 #include <rte_malloc.h>
+#include <rte_string_fns.h>
 #include <rte_version.h>
 
 #include "af_xdp.h"
+#include "af_xdp_iface.h"
+#include "af_xdp_link.h"
+#include "af_xdp_mp.h"
+#include "af_xdp_prog.h"
+#include "af_xdp_rx.h"
+#include "af_xdp_socket.h"
 #include "af_xdp_stats.h"
+#include "af_xdp_tx.h"
+#include "af_xdp_umem.h"
 
 #ifndef SO_PREFER_BUSY_POLL
 #define SO_PREFER_BUSY_POLL 69
@@ -40,8 +49,6 @@
 #endif
 /* How long the kernel may busy poll per syscall, in microseconds. */
 #define AF_XDP_BUSY_POLL_USECS 20
-/* Lets a NAPI poll that picked the old program or map entry finish before we reclaim. */
-#define AF_XDP_DETACH_GRACE_US 10000
 
 static const char built_for[] = RTE_STR(RTE_VER_YEAR) "." RTE_STR(RTE_VER_MONTH) "."
 				RTE_STR(RTE_VER_MINOR);
@@ -143,31 +150,6 @@ af_xdp_dev_info(struct rte_eth_dev *dev, struct rte_eth_dev_info *info)
 	return 0;
 }
 
-/* Returns 0 when the link status changed, -1 otherwise (rte_eth_linkstatus_set). */
-int
-af_xdp_link_update(struct rte_eth_dev *dev, int wait_to_complete __rte_unused)
-{
-	struct af_xdp_port *port = port_of(dev);
-	struct rte_eth_link link = {
-		.link_autoneg = RTE_ETH_LINK_FIXED,
-		.link_duplex = RTE_ETH_LINK_FULL_DUPLEX,
-	};
-	unsigned int flags = 0;
-	uint32_t speed = 0;
-	bool full = true;
-
-	if (af_xdp_iface_flags(port->args.iface, &flags) == 0 && port->started &&
-	    (flags & IFF_UP) && (flags & IFF_RUNNING)) {
-		link.link_status = RTE_ETH_LINK_UP;
-		if (af_xdp_iface_speed(port->args.iface, &speed, &full) == 0 && speed != 0)
-			link.link_speed = speed;
-		else
-			link.link_speed = RTE_ETH_SPEED_NUM_UNKNOWN;
-		link.link_duplex = full ? RTE_ETH_LINK_FULL_DUPLEX : RTE_ETH_LINK_HALF_DUPLEX;
-	}
-	return rte_eth_linkstatus_set(dev, &link);
-}
-
 static int
 set_iface_flags(struct af_xdp_port *port, const char *what, unsigned int set,
 		unsigned int clear)
@@ -177,24 +159,6 @@ set_iface_flags(struct af_xdp_port *port, const char *what, unsigned int set,
 	if (ret != 0)
 		AF_XDP_PORT_LOG(ERR, port, "cannot %s on %s: %s", what, port->args.iface,
 				strerror(-ret));
-	return ret;
-}
-
-static int
-af_xdp_set_link_up(struct rte_eth_dev *dev)
-{
-	int ret = set_iface_flags(port_of(dev), "bring the link up", IFF_UP, 0);
-
-	af_xdp_link_update(dev, 0);
-	return ret;
-}
-
-static int
-af_xdp_set_link_down(struct rte_eth_dev *dev)
-{
-	int ret = set_iface_flags(port_of(dev), "bring the link down", 0, IFF_UP);
-
-	af_xdp_link_update(dev, 0);
 	return ret;
 }
 
@@ -284,7 +248,6 @@ af_xdp_rx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
 	rxq->port_id = dev->data->port_id;
 	rxq->queue_id = qid;
 	rxq->nb_desc = af_xdp_ring_size(nb_desc);
-	rxq->socket_id = (int)socket_id;
 	rxq->fd = -1;
 	if (rxq->nb_desc != nb_desc)
 		AF_XDP_PORT_LOG(INFO, port, "Rx queue %u: ring of %u descriptors (AF_XDP rings are powers of two, at least %u)",
@@ -307,7 +270,6 @@ af_xdp_tx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
 	txq->port_id = dev->data->port_id;
 	txq->queue_id = qid;
 	txq->nb_desc = af_xdp_ring_size(nb_desc);
-	txq->socket_id = (int)socket_id;
 	txq->fd = -1;
 	if (txq->nb_desc != nb_desc)
 		AF_XDP_PORT_LOG(INFO, port, "Tx queue %u: ring of %u descriptors (AF_XDP rings are powers of two, at least %u)",
@@ -357,15 +319,16 @@ af_xdp_burst_mode(struct rte_eth_dev *dev, uint16_t qid, struct rte_eth_burst_mo
 		  bool rx)
 {
 	struct af_xdp_port *port = port_of(dev);
-	const struct af_xdp_socket *sock = qid < port->nb_socks ? port->socks[qid] : NULL;
+	const struct af_xdp_socket *sock = qid < port->nb_socks ? port->queues[qid].sock : NULL;
 	const char *how = sock == NULL ? "not started" : sock->zero_copy ? "zero-copy" : "copy";
 	const char *steer = port->redirect == AF_XDP_REDIRECT_DIRECT ? ", steered by bpf_redirect_xsk" :
 			    port->redirect == AF_XDP_REDIRECT_MAP ? ", steered by bpf_redirect_map" : "";
+	const char *build = af_xdp_rx_burst_name(dev->rx_pkt_burst);
 
 	if (rx)
 		snprintf(mode->info, sizeof(mode->info),
-			 "AF_XDP batched Rx, %d descriptors per batch, %s mode%s", AF_XDP_RX_BATCH,
-			 how, steer);
+			 "AF_XDP batched Rx (%s build), %d descriptors per batch, %s mode%s",
+			 build != NULL ? build : "none", AF_XDP_RX_BATCH, how, steer);
 	else
 		snprintf(mode->info, sizeof(mode->info),
 			 "AF_XDP batched Tx, mbufs of the UMEM sent in place, %s mode", how);
@@ -428,66 +391,89 @@ setup_busy_poll(struct af_xdp_port *port, struct af_xdp_rx_queue *rxq)
 }
 
 static void
-teardown_sockets(struct rte_eth_dev *dev, bool reclaim)
+plug_out(struct af_xdp_port *port)
+{
+	uint16_t i;
+
+	for (i = 0; i < port->nb_socks; i++) {
+		const struct af_xdp_socket *sock = port->queues[i].sock;
+
+		if (sock != NULL && sock->rx.size != 0)
+			af_xdp_prog_remove_socket(port, sock->netdev_queue);
+	}
+}
+
+/*
+ * Stop steering frames to the sockets: out of the XSKMAP (so out of reach
+ * of every program that steers through the map: ours, the user's, a device
+ * plugin's), and the program detached if we were its last user.  Frames
+ * then go to the kernel stack.
+ */
+static void
+unplug(struct af_xdp_port *port)
+{
+	plug_out(port);
+	af_xdp_prog_detach(port);
+}
+
+/*
+ * Close the socket of queue index i, and give back to their mempools the
+ * mbufs it held: the Tx frames the kernel never took, then, once the socket
+ * is closed and the kernel holds nothing of the queue (af_xdp_socket_close),
+ * every mbuf offered in the fill ring that did not come back.  Nothing
+ * waits for a grace period: closing the socket is what ends the kernel's
+ * use of it.
+ *
+ * In zero-copy mode the interface's driver keeps buffers of its own until
+ * the kernel's deferred release of the pool, after close returns: the
+ * mbufs are left to it.
+ */
+static void
+close_socket(struct rte_eth_dev *dev, uint16_t i)
+{
+	struct af_xdp_port *port = port_of(dev);
+	struct af_xdp_socket *sock = port->queues[i].sock;
+	struct af_xdp_rx_queue *rxq = rxq_at(dev, i);
+	struct af_xdp_tx_queue *txq = txq_at(dev, i);
+	bool reclaim = !sock->zero_copy;
+	unsigned int back = 0;
+
+	if (rxq != NULL && rxq->fd != sock->fd)
+		rxq = NULL;
+	if (txq != NULL && txq->fd != sock->fd)
+		txq = NULL;
+	af_xdp_stats_fold_socket(port, i, sock->fd);
+	if (txq != NULL)
+		back += af_xdp_txq_release(txq, reclaim);
+	af_xdp_socket_close(sock);
+	port->queues[i].sock = NULL;
+	if (rxq != NULL) {
+		if (reclaim)
+			back += af_xdp_rxq_reclaim(rxq);
+		af_xdp_rxq_unbind(rxq);
+	}
+	if (!reclaim)
+		AF_XDP_PORT_LOG(INFO, port,
+				"queue %u: zero-copy mode, the kernel driver gives its buffers back after the socket closed: its mbufs are not reclaimed",
+				i);
+	AF_XDP_PORT_LOG(DEBUG, port, "queue %u: socket closed, %u mbufs back to their mempool",
+			i, back);
+}
+
+static void
+close_sockets(struct rte_eth_dev *dev)
 {
 	struct af_xdp_port *port = port_of(dev);
 	uint16_t i;
 
-	for (i = 0; i < port->nb_socks; i++) {
-		struct af_xdp_socket *sock = port->socks[i];
-
-		if (sock == NULL)
-			continue;
-		af_xdp_stats_fold_socket(port, i, sock->fd);
-		af_xdp_socket_destroy(port, sock, rxq_at(dev, i), txq_at(dev, i), reclaim);
-		port->socks[i] = NULL;
-	}
+	for (i = 0; i < port->nb_socks; i++)
+		if (port->queues[i].sock != NULL)
+			close_socket(dev, i);
 	port->nb_socks = 0;
 }
 
-static void
-unplug_sockets(struct af_xdp_port *port)
-{
-	uint16_t i;
-
-	for (i = 0; i < port->nb_socks; i++)
-		if (port->socks[i] != NULL && port->socks[i]->rx.size != 0)
-			af_xdp_prog_remove_socket(port, port->socks[i]->netdev_queue);
-}
-
-/*
- * Stop receiving: sockets out of the XSKMAP, the program detached if we
- * were its last user.  Returns whether no program can steer frames to our
- * sockets any more, which makes their fill rings safe to reclaim.
- *
- * Out of the XSKMAP, a socket is out of reach of every program steering
- * through the map (ours, the user's, a device plugin's).  The one exception
- * is the built-in direct program: bpf_redirect_xsk() finds a queue's socket
- * through the queue itself, until the socket is closed.  While it stays
- * attached for another port of the interface, the kernel may still take
- * fill entries, so they are left to it.
- */
-static bool
-unplug(struct af_xdp_port *port)
-{
-	bool had_prog = port->prog != NULL;
-	bool direct_stays = af_xdp_prog_is_direct(port) && !af_xdp_prog_is_last_user(port);
-
-	unplug_sockets(port);
-	af_xdp_prog_detach(port);
-	if (direct_stays) {
-		AF_XDP_PORT_LOG(INFO, port,
-				"the direct program stays on %s for another port: the mbufs in this port's fill rings stay with the kernel",
-				port->args.iface);
-		return false;
-	}
-	if (had_prog)
-		rte_delay_us_sleep(AF_XDP_DETACH_GRACE_US);
-	return true;
-}
-
 static int
-create_sockets(struct rte_eth_dev *dev)
+open_sockets(struct rte_eth_dev *dev)
 {
 	struct af_xdp_port *port = port_of(dev);
 	struct af_xdp_rx_queue *rxq0 = dev->data->rx_queues[0];
@@ -497,13 +483,22 @@ create_sockets(struct rte_eth_dev *dev)
 		struct af_xdp_rx_queue *rxq = rxq_at(dev, i);
 		struct af_xdp_tx_queue *txq = txq_at(dev, i);
 		struct rte_mempool *mp = rxq != NULL ? rxq->mb_pool : rxq0->mb_pool;
+		const struct af_xdp_umem_layout *layout;
+		struct af_xdp_socket *sock;
 
-		port->socks[i] = af_xdp_socket_create(port, i, mp, rxq, txq);
-		if (port->socks[i] == NULL)
+		sock = af_xdp_socket_open(port, i, mp, rxq != NULL ? rxq->nb_desc : 0,
+					  txq != NULL ? txq->nb_desc : 0);
+		if (sock == NULL)
 			return -EIO;
+		port->queues[i].sock = sock;
 		port->nb_socks = i + 1;
+		layout = af_xdp_umem_layout_of(sock->umem);
+		if (txq != NULL)
+			af_xdp_txq_bind(txq, &sock->tx, &sock->comp, layout,
+					af_xdp_umem_pool(sock->umem), sock->fd);
 		if (rxq == NULL)
 			continue;
+		af_xdp_rxq_bind(rxq, &sock->rx, &sock->fill, layout, sock->fd);
 		if (setup_busy_poll(port, rxq) != 0)
 			return -EINVAL;
 		if (af_xdp_rxq_fill(rxq) == 0) {
@@ -523,7 +518,7 @@ plug_sockets(struct af_xdp_port *port)
 	int ret;
 
 	for (i = 0; i < port->nb_socks; i++) {
-		const struct af_xdp_socket *sock = port->socks[i];
+		const struct af_xdp_socket *sock = port->queues[i].sock;
 
 		if (sock->rx.size == 0)
 			continue;	/* Tx only: nothing to steer to it */
@@ -567,26 +562,28 @@ static int
 af_xdp_dev_start(struct rte_eth_dev *dev)
 {
 	struct af_xdp_port *port = port_of(dev);
-	const char *rx_impl;
+	const char *rx_build;
 	int ret;
 
 	check_frame_fits(dev);
-	ret = create_sockets(dev);
+	ret = open_sockets(dev);
 	if (ret == 0)
 		ret = af_xdp_prog_attach(port);
 	if (ret == 0)
 		ret = plug_sockets(port);
 	if (ret != 0) {
-		teardown_sockets(dev, unplug(port));
+		unplug(port);
+		close_sockets(dev);
 		AF_XDP_PORT_LOG(ERR, port, "start failed; %s is left as it was", port->args.iface);
 		return ret;
 	}
-	dev->rx_pkt_burst = af_xdp_rx_burst_select(&rx_impl);
-	AF_XDP_PORT_LOG(INFO, port, "receiving with the %s batch path", rx_impl);
+	dev->rx_pkt_burst = af_xdp_rx_burst_select(&rx_build);
+	AF_XDP_PORT_LOG(INFO, port, "receiving with the %s build of the batched receive",
+			rx_build);
 	port->started = true;
 	set_queue_states(dev, RTE_ETH_QUEUE_STATE_STARTED);
 	af_xdp_link_update(dev, 0);
-	af_xdp_lsc_start(dev);	/* without events, the link is still read on demand */
+	af_xdp_link_events_start(dev);
 	return 0;
 }
 
@@ -597,9 +594,10 @@ af_xdp_dev_stop(struct rte_eth_dev *dev)
 
 	if (!port->started)
 		return 0;
-	af_xdp_lsc_stop(dev);
+	af_xdp_link_events_stop(dev);
 	port->started = false;
-	teardown_sockets(dev, unplug(port));
+	unplug(port);
+	close_sockets(dev);
 	set_queue_states(dev, RTE_ETH_QUEUE_STATE_STOPPED);
 	af_xdp_link_update(dev, 0);
 	return 0;
@@ -646,8 +644,8 @@ static const struct eth_dev_ops af_xdp_ops = {
 	.dev_start = af_xdp_dev_start,
 	.dev_stop = af_xdp_dev_stop,
 	.dev_close = af_xdp_dev_close,
-	.dev_set_link_up = af_xdp_set_link_up,
-	.dev_set_link_down = af_xdp_set_link_down,
+	.dev_set_link_up = af_xdp_link_set_up,
+	.dev_set_link_down = af_xdp_link_set_down,
 	.dev_infos_get = af_xdp_dev_info,
 	.link_update = af_xdp_link_update,
 	.promiscuous_enable = af_xdp_promiscuous_enable,
@@ -672,13 +670,6 @@ static const struct eth_dev_ops af_xdp_ops = {
 };
 
 /* A secondary process reads statistics; it has no sockets to move packets. */
-static uint16_t
-af_xdp_no_burst(void *queue __rte_unused, struct rte_mbuf **bufs __rte_unused,
-		uint16_t nb_pkts __rte_unused)
-{
-	return 0;
-}
-
 static const struct eth_dev_ops af_xdp_secondary_ops = {
 	.dev_infos_get = af_xdp_dev_info,
 	.link_update = af_xdp_link_update,
@@ -700,8 +691,8 @@ probe_secondary(struct rte_vdev_device *vdev, const char *name)
 	}
 	dev->dev_ops = &af_xdp_secondary_ops;
 	dev->device = &vdev->device;
-	dev->rx_pkt_burst = af_xdp_no_burst;
-	dev->tx_pkt_burst = af_xdp_no_burst;
+	dev->rx_pkt_burst = rte_eth_pkt_burst_dummy;
+	dev->tx_pkt_burst = rte_eth_pkt_burst_dummy;
 	rte_eth_dev_probing_finish(dev);
 	return 0;
 }
@@ -766,15 +757,49 @@ check_interface(const char *name, struct af_xdp_port *port)
 	return 0;
 }
 
+/*
+ * The port, sized for its queue_count queues, with the devargs in it; NULL
+ * after logging why.  The devargs are parsed on the heap: they hold two
+ * paths.
+ */
+static struct rte_eth_dev *
+allocate_port(struct rte_vdev_device *vdev, const char *name)
+{
+	struct af_xdp_devargs *args = malloc(sizeof(*args));
+	struct rte_eth_dev *dev = NULL;
+	struct af_xdp_port *port;
+	char err[512];
+
+	if (args == NULL)
+		return NULL;
+	if (af_xdp_devargs_parse(rte_vdev_device_args(vdev), args, err, sizeof(err)) != 0) {
+		AF_XDP_LOG(ERR, "%s: %s", name, err);
+		goto out;
+	}
+	dev = rte_eth_vdev_allocate(vdev, sizeof(*port) +
+				    args->queue_count * sizeof(port->queues[0]));
+	if (dev == NULL) {
+		AF_XDP_LOG(ERR, "%s: cannot allocate the port", name);
+		goto out;
+	}
+	port = dev->data->dev_private;
+	port->args = *args;
+	strlcpy(port->name, name, sizeof(port->name));
+	port->port_id = dev->data->port_id;
+	port->xskmap_fd = -1;
+out:
+	free(args);
+	return dev;
+}
+
 static int
 af_xdp_probe(struct rte_vdev_device *vdev)
 {
 	const char *name = rte_vdev_device_name(vdev);
-	struct af_xdp_port probe_port = { .xskmap_fd = -1 };
 	struct rte_eth_dev *dev;
 	struct af_xdp_port *port;
-	char err[512];
 	char drv[32];
+	int ret;
 
 	if (rte_eal_process_type() == RTE_PROC_SECONDARY)
 		return probe_secondary(vdev, name);
@@ -784,41 +809,29 @@ af_xdp_probe(struct rte_vdev_device *vdev)
 	if (!dpdk_matches_build())
 		return -ENOTSUP;
 
-	if (af_xdp_devargs_parse(rte_vdev_device_args(vdev), &probe_port.args, err,
-				 sizeof(err)) != 0) {
-		AF_XDP_LOG(ERR, "%s: %s", name, err);
-		return -EINVAL;
-	}
-	if (check_interface(name, &probe_port) != 0)
-		return -EINVAL;
-
-	strlcpy(probe_port.name, name, sizeof(probe_port.name));
-	if (af_xdp_prog_choose_redirect(&probe_port) != 0)
-		return -ENOTSUP;
-
-	dev = rte_eth_vdev_allocate(vdev, sizeof(*port));
+	dev = allocate_port(vdev, name);
 	if (dev == NULL)
-		return -ENOMEM;
+		return -EINVAL;
 	port = dev->data->dev_private;
-	*port = probe_port;
-	port->port_id = dev->data->port_id;
-
-	dev->data->mac_addrs = rte_zmalloc("af_xdp_mac", sizeof(struct rte_ether_addr), 0);
-	if (dev->data->mac_addrs == NULL) {
+	ret = check_interface(name, port) != 0 ? -EINVAL :
+	      af_xdp_prog_choose_redirect(port) != 0 ? -ENOTSUP : 0;
+	if (ret == 0) {
+		dev->data->mac_addrs = rte_zmalloc("af_xdp_mac", sizeof(struct rte_ether_addr), 0);
+		if (dev->data->mac_addrs == NULL)
+			ret = -ENOMEM;
+	}
+	if (ret == 0 && af_xdp_mp_init_primary() != 0)
+		ret = -EIO;
+	if (ret != 0) {
 		rte_eth_dev_release_port(dev);
-		return -ENOMEM;
+		return ret;
 	}
 	*dev->data->mac_addrs = port->mac;
 	dev->data->dev_link = (struct rte_eth_link) { .link_status = RTE_ETH_LINK_DOWN };
 	dev->data->dev_flags |= RTE_ETH_DEV_AUTOFILL_QUEUE_XSTATS | RTE_ETH_DEV_INTR_LSC;
 	dev->dev_ops = &af_xdp_ops;
-	dev->rx_pkt_burst = af_xdp_rx_burst_scalar;
+	dev->rx_pkt_burst = af_xdp_rx_burst_baseline;
 	dev->tx_pkt_burst = af_xdp_tx_burst;
-
-	if (af_xdp_mp_init_primary() != 0) {
-		rte_eth_dev_release_port(dev);
-		return -EIO;
-	}
 	rte_eth_dev_probing_finish(dev);
 	AF_XDP_PORT_LOG(INFO, port, "port %u on %s (ifindex %d, %s, %u queue%s from %u, MAC " RTE_ETHER_ADDR_PRT_FMT ")",
 			port->port_id, port->args.iface, port->ifindex,

@@ -24,11 +24,7 @@
 #include <rte_common.h>
 #include <rte_string_fns.h>
 
-#include "af_xdp.h"
-
-#ifndef SO_INCOMING_NAPI_ID
-#define SO_INCOMING_NAPI_ID 56
-#endif
+#include "af_xdp_iface.h"
 
 /* Run one interface ioctl on a throwaway datagram socket. */
 static int
@@ -192,18 +188,6 @@ af_xdp_iface_speed(const char *iface, uint32_t *speed_mbps, bool *full_duplex)
 		return ret;
 	*speed_mbps = ls.req.speed == (uint32_t)SPEED_UNKNOWN ? 0 : ls.req.speed;
 	*full_duplex = ls.req.duplex != DUPLEX_HALF;
-	return 0;
-}
-
-/* 0 when the socket is not tied to a NAPI context (veth, generic XDP). */
-int
-af_xdp_iface_napi_id(int fd, unsigned int *napi_id)
-{
-	socklen_t len = sizeof(*napi_id);
-
-	*napi_id = 0;
-	if (getsockopt(fd, SOL_SOCKET, SO_INCOMING_NAPI_ID, napi_id, &len) != 0)
-		return -errno;
 	return 0;
 }
 

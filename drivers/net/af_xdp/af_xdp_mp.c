@@ -20,7 +20,8 @@
 #include <rte_errno.h>
 #include <rte_string_fns.h>
 
-#include "af_xdp.h"
+#include "af_xdp_mp.h"
+#include "af_xdp_prog.h"
 
 /* Distinct from the stock driver's, so both plugins can be loaded. */
 #define AF_XDP_MP_ACTION "af_xdp_direct_fds"
@@ -66,7 +67,7 @@ send_fds(const struct rte_mp_msg *request, const void *peer)
 	} else if (dev != NULL) {
 		port = dev->data->dev_private;
 		for (i = 0; i < RTE_MP_MAX_FD_NUM && req->first + i < port->nb_socks; i++) {
-			const struct af_xdp_socket *sock = port->socks[req->first + i];
+			const struct af_xdp_socket *sock = port->queues[req->first + i].sock;
 
 			rep->count++;
 			if (sock != NULL) {

@@ -33,16 +33,15 @@
 #include <rte_malloc.h>
 #include <rte_string_fns.h>
 
-#include "af_xdp.h"
+#include "af_xdp_cni.h"
 #include "af_xdp_kernel.h"
+#include "af_xdp_prog.h"
 
 #define XSKMAP_NAME "xsks_map"
 #define FALLBACKS_MAP_NAME "afxdp_fallbacks"
 #define PROG_MAP_NAME "afxdp_map"
 #define PROG_DIRECT_NAME "afxdp_direct"
 #define ACTION_VAR_NAME "xdp_redirect_xsk_action"
-/* The helper number compiled into afxdp_direct's call, replaced at load. */
-#define REDIRECT_XSK_PLACEHOLDER 0x7fffa5a5
 
 /* The default program, built by clang with the project (bpf/). */
 extern const unsigned char af_xdp_bpf_obj[];
@@ -237,9 +236,11 @@ check_xskmap(const struct af_xdp_port *port, int fd, const char *what)
 	uint32_t len = sizeof(info);
 
 	if (bpf_obj_get_info_by_fd(fd, &info, &len) != 0) {
+		int err = errno;
+
 		AF_XDP_PORT_LOG(ERR, port, "cannot inspect the map from %s: %s", what,
-				strerror(errno));
-		return -errno;
+				strerror(err));
+		return -err;
 	}
 	if (info.type != BPF_MAP_TYPE_XSKMAP) {
 		AF_XDP_PORT_LOG(ERR, port, "the map from %s is not an XSKMAP (type %u)", what,
@@ -304,7 +305,7 @@ set_redirect_xsk_helper(struct bpf_program *prog, int32_t helper)
 	memcpy(insns, bpf_program__insns(prog), n * sizeof(*insns));
 	for (i = 0; i < n; i++) {
 		if (insns[i].code == (BPF_JMP | BPF_CALL) && insns[i].src_reg == 0 &&
-		    insns[i].imm == REDIRECT_XSK_PLACEHOLDER) {
+		    insns[i].imm == AF_XDP_REDIRECT_XSK_PLACEHOLDER) {
 			insns[i].imm = helper;
 			patched++;
 		}
@@ -450,6 +451,48 @@ log_attached(const struct af_xdp_port *port, struct af_xdp_prog_attachment *att)
 		xdp_multiprog__close(mp);
 }
 
+/* Our own descriptor of a map: the program's go with the program. */
+static int
+dup_map_fd(const struct af_xdp_port *port, int fd, const char *what)
+{
+	int dup = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+
+	if (dup >= 0)
+		return dup;
+	dup = -errno;
+	AF_XDP_PORT_LOG(ERR, port, "cannot keep the %s map open: %s", what, strerror(-dup));
+	return dup;
+}
+
+/* The maps the driver uses, from the program just attached. */
+static int
+take_maps(struct af_xdp_port *port, struct af_xdp_prog_attachment *att, const char *what)
+{
+	int fd = find_xskmap(port, att->prog, what);
+
+	if (fd < 0)
+		return fd;
+	att->xskmap_fd = dup_map_fd(port, fd, XSKMAP_NAME);
+	if (att->xskmap_fd < 0)
+		return att->xskmap_fd;
+	if (port->redirect != AF_XDP_REDIRECT_DIRECT)
+		return 0;
+	fd = bpf_map__fd(bpf_object__find_map_by_name(att->obj, FALLBACKS_MAP_NAME));
+	att->fallbacks_fd = dup_map_fd(port, fd, FALLBACKS_MAP_NAME);
+	return att->fallbacks_fd < 0 ? att->fallbacks_fd : 0;
+}
+
+static void
+close_maps(struct af_xdp_prog_attachment *att)
+{
+	if (att->xskmap_fd >= 0)
+		close(att->xskmap_fd);
+	if (att->fallbacks_fd >= 0)
+		close(att->fallbacks_fd);
+	att->xskmap_fd = -1;
+	att->fallbacks_fd = -1;
+}
+
 static int
 attach_program(struct af_xdp_port *port, struct af_xdp_prog_attachment *att)
 {
@@ -467,22 +510,14 @@ attach_program(struct af_xdp_port *port, struct af_xdp_prog_attachment *att)
 		return ret;
 	}
 	log_attached(port, att);
-	ret = find_xskmap(port, att->prog, what);
-	if (ret < 0) {
+	ret = take_maps(port, att, what);
+	if (ret != 0) {
+		/* Nothing of ours stays on the interface or open in the process. */
+		close_maps(att);
 		xdp_program__detach(att->prog, port->ifindex, att->mode, 0);
 		close_program(att);
-		return ret;
 	}
-	/* Our own descriptors: the program's go with the program. */
-	att->xskmap_fd = fcntl(ret, F_DUPFD_CLOEXEC, 0);
-	if (att->xskmap_fd < 0)
-		return -errno;
-	if (port->redirect == AF_XDP_REDIRECT_DIRECT) {
-		struct bpf_map *map = bpf_object__find_map_by_name(att->obj, FALLBACKS_MAP_NAME);
-
-		att->fallbacks_fd = fcntl(bpf_map__fd(map), F_DUPFD_CLOEXEC, 0);
-	}
-	return 0;
+	return ret;
 }
 
 static int
@@ -490,16 +525,20 @@ open_external_map(struct af_xdp_port *port, struct af_xdp_prog_attachment *att)
 {
 	int fd, ret;
 
-	if (att->origin == PROG_CNI)
+	if (att->origin == PROG_CNI) {
+		/* A negative errno, its cause logged. */
 		fd = af_xdp_cni_get_xskmap(port);
-	else
+		if (fd < 0)
+			return fd;
+	} else {
 		fd = bpf_obj_get(port->args.dp_path);
-	if (fd < 0) {
-		if (att->origin == PROG_PINNED_MAP)
+		if (fd < 0) {
+			ret = -errno;
 			AF_XDP_PORT_LOG(ERR, port,
 					"cannot open the pinned XSKMAP %s=%s: %s (is bpffs mounted and the map pinned?)",
-					AF_XDP_ARG_DP_PATH, port->args.dp_path, strerror(errno));
-		return fd < 0 && errno != 0 ? -errno : -EINVAL;
+					AF_XDP_ARG_DP_PATH, port->args.dp_path, strerror(-ret));
+			return ret;
+		}
 	}
 	ret = check_xskmap(port, fd, port->args.dp_path);
 	if (ret != 0) {
@@ -611,79 +650,78 @@ af_xdp_prog_detach(struct af_xdp_port *port)
 					port->args.iface);
 		close_program(att);
 	}
-	close(att->xskmap_fd);
-	if (att->fallbacks_fd >= 0)
-		close(att->fallbacks_fd);
+	close_maps(att);
 	rte_free(att);
 }
 
-/* Still used by another port of this process when this one leaves? */
-bool
-af_xdp_prog_is_last_user(const struct af_xdp_port *port)
-{
-	return port->prog != NULL && port->prog->users == 1;
-}
-
-bool
-af_xdp_prog_is_ours(const struct af_xdp_port *port)
-{
-	return port->prog != NULL && port->prog->prog != NULL;
-}
-
-/* The built-in afxdp_direct, which reaches sockets through their queue? */
-bool
-af_xdp_prog_is_direct(const struct af_xdp_port *port)
-{
-	return port->prog != NULL && port->prog->origin == PROG_BUILTIN &&
-	       port->redirect == AF_XDP_REDIRECT_DIRECT;
-}
-
-/* afxdp_direct's counters: -1 when the direct program is not running. */
 int
 af_xdp_prog_fallbacks_fd(const struct af_xdp_port *port)
 {
 	return port->prog != NULL ? port->prog->fallbacks_fd : -1;
 }
 
-/* Sum afxdp_direct's per-CPU counters, in enum af_xdp_fallback order. */
+/*
+ * A per-CPU map's value holds one counter per possible CPU of the machine,
+ * however many lcores DPDK was built for.
+ */
+static uint64_t *
+per_cpu_buffer(int *cpus)
+{
+	*cpus = libbpf_num_possible_cpus();
+	return *cpus > 0 ? calloc((size_t)*cpus, sizeof(uint64_t)) : NULL;
+}
+
 int
 af_xdp_prog_read_fallbacks(int fd, uint64_t counts[AF_XDP_FALLBACK_MAX])
 {
-	int cpus = libbpf_num_possible_cpus();
-	uint64_t per_cpu[RTE_MAX_LCORE];
+	uint64_t *per_cpu;
+	int cpus, c, ret = 0;
 	uint32_t key;
-	int c;
 
 	memset(counts, 0, AF_XDP_FALLBACK_MAX * sizeof(counts[0]));
-	if (fd < 0 || cpus <= 0 || cpus > RTE_MAX_LCORE)
-		return -EINVAL;
-	for (key = 0; key < AF_XDP_FALLBACK_MAX; key++) {
-		if (bpf_map_lookup_elem(fd, &key, per_cpu) != 0)
-			return -errno;
+	if (fd < 0)
+		return -EBADF;
+	per_cpu = per_cpu_buffer(&cpus);
+	if (per_cpu == NULL)
+		return -ENOMEM;
+	for (key = 0; key < AF_XDP_FALLBACK_MAX && ret == 0; key++) {
+		if (bpf_map_lookup_elem(fd, &key, per_cpu) != 0) {
+			ret = -errno;
+			break;
+		}
 		for (c = 0; c < cpus; c++)
 			counts[key] += per_cpu[c];
 	}
-	return 0;
+	free(per_cpu);
+	return ret;
 }
 
 void
 af_xdp_prog_reset_fallbacks(int fd)
 {
-	uint64_t zeros[RTE_MAX_LCORE] = { 0 };
+	uint64_t *zeros;
 	uint32_t key;
+	int cpus;
 
-	for (key = 0; fd >= 0 && key < AF_XDP_FALLBACK_MAX; key++)
+	if (fd < 0)
+		return;
+	zeros = per_cpu_buffer(&cpus);
+	for (key = 0; zeros != NULL && key < AF_XDP_FALLBACK_MAX; key++)
 		(void)bpf_map_update_elem(fd, &key, zeros, BPF_ANY);
+	free(zeros);
 }
 
 int
 af_xdp_prog_add_socket(struct af_xdp_port *port, uint32_t netdev_queue, int fd)
 {
+	int err;
+
 	if (bpf_map_update_elem(port->xskmap_fd, &netdev_queue, &fd, 0) == 0)
 		return 0;
+	err = errno;
 	AF_XDP_PORT_LOG(ERR, port, "cannot insert the socket of queue %u into the XSKMAP: %s",
-			netdev_queue, strerror(errno));
-	return -errno;
+			netdev_queue, strerror(err));
+	return -err;
 }
 
 void

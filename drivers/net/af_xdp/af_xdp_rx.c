@@ -13,7 +13,8 @@
  * never blocks.
  *
  * The burst is built for DPDK's baseline CPU here and for x86-64-v3 in
- * af_xdp_rx_avx2.c; af_xdp_rx_burst_select() picks one when a port starts.
+ * af_xdp_rx_x86_64_v3.c; af_xdp_rx_burst_select() picks one when a port
+ * starts.
  */
 
 #include <errno.h>
@@ -23,6 +24,13 @@
 #include <rte_vect.h>
 
 #include "af_xdp_rx.h"
+#include "af_xdp_socket.h"
+
+#define BUILD_BASELINE "baseline"
+#define BUILD_X86_64_V3 "x86-64-v3"
+
+/* Serial numbers of the queues' bindings, for their offered marks. */
+static uint32_t next_binding_serial;
 
 /*
  * rearm_data of a fresh mbuf with data_off 0: the frame's offset in its
@@ -37,6 +45,17 @@ af_xdp_rearm_template(uint16_t port_id)
 	return *(mbuf_u64_t *)MBUF_AT(&mb, rearm_data);
 }
 
+uint64_t
+af_xdp_rx_offered_mark(uint32_t serial)
+{
+	struct rte_mbuf mb = {
+		.data_off = (uint16_t)serial, .nb_segs = 0, .port = (uint16_t)(serial >> 16),
+	};
+
+	rte_mbuf_refcnt_set(&mb, 0);
+	return *(mbuf_u64_t *)MBUF_AT(&mb, rearm_data);
+}
+
 void
 af_xdp_rxq_bind(struct af_xdp_rx_queue *rxq, const struct xsk_ring *rx,
 		const struct xsk_ring *fill, const struct af_xdp_umem_layout *layout,
@@ -46,14 +65,64 @@ af_xdp_rxq_bind(struct af_xdp_rx_queue *rxq, const struct xsk_ring *rx,
 	rxq->fill = *fill;
 	rxq->mbuf_base = layout->mbuf_base;
 	rxq->rearm_template = af_xdp_rearm_template(rxq->port_id);
+	rxq->offered_mark = af_xdp_rx_offered_mark(
+		__atomic_fetch_add(&next_binding_serial, 1, __ATOMIC_RELAXED));
 	rxq->fd = fd;
 	rxq->fill_starved = false;
+	rxq->taken = 0;
 }
 
 unsigned int
 af_xdp_rxq_fill(struct af_xdp_rx_queue *rxq)
 {
 	return af_xdp_fill(rxq);
+}
+
+struct reclaim {
+	uint64_t mark;
+	uint64_t fresh;		/* rearm_data of an mbuf in a mempool */
+	unsigned int count;
+};
+
+static void
+reclaim_if_offered(struct rte_mempool *mp, void *arg, void *obj, unsigned int idx __rte_unused)
+{
+	struct reclaim *r = arg;
+	mbuf_u64_t *rearm = MBUF_AT(obj, rearm_data);
+
+	if (*rearm != r->mark)
+		return;
+	/* As rte_pktmbuf_init() left it: refcnt 1, one segment. */
+	*rearm = r->fresh;
+	rte_mempool_put(mp, obj);
+	r->count++;
+}
+
+/*
+ * The mark is only ever in the headers of mbufs the kernel had (the stores
+ * of other lcores to mbufs in use never leave refcnt and nb_segs both 0), so
+ * walking the whole mempool while other queues run is safe: it reads every
+ * header once, a few milliseconds for a large pool, at stop only.
+ */
+unsigned int
+af_xdp_rxq_reclaim(struct af_xdp_rx_queue *rxq)
+{
+	struct rte_mbuf fresh = { .data_off = RTE_PKTMBUF_HEADROOM, .nb_segs = 1,
+				  .port = RTE_MBUF_PORT_INVALID };
+	struct reclaim r = { .mark = rxq->offered_mark };
+
+	rte_mbuf_refcnt_set(&fresh, 1);
+	r.fresh = *(mbuf_u64_t *)MBUF_AT(&fresh, rearm_data);
+	rte_mempool_obj_iter(rxq->mb_pool, reclaim_if_offered, &r);
+	return r.count;
+}
+
+void
+af_xdp_rxq_unbind(struct af_xdp_rx_queue *rxq)
+{
+	rxq->fd = -1;
+	rxq->busy_poll = false;
+	rxq->busy_poll_check = false;
 }
 
 /*
@@ -79,7 +148,7 @@ af_xdp_rx_check_busy_poll(struct af_xdp_rx_queue *rxq)
 	unsigned int napi_id = 0;
 
 	rxq->busy_poll_check = false;
-	if (af_xdp_iface_napi_id(rxq->fd, &napi_id) != 0 || napi_id != 0)
+	if (af_xdp_socket_napi_id(rxq->fd, &napi_id) != 0 || napi_id != 0)
 		return;
 	rxq->busy_poll = false;
 	AF_XDP_LOG(WARNING,
@@ -88,27 +157,38 @@ af_xdp_rx_check_busy_poll(struct af_xdp_rx_queue *rxq)
 }
 
 uint16_t
-af_xdp_rx_burst_scalar(void *queue, struct rte_mbuf **bufs, uint16_t nb_pkts)
+af_xdp_rx_burst_baseline(void *queue, struct rte_mbuf **bufs, uint16_t nb_pkts)
 {
 	return af_xdp_rx_burst_common(queue, bufs, nb_pkts);
 }
 
 /*
- * The burst function for this machine, chosen once when a port starts;
- * --force-max-simd-bitwidth below 256 keeps the baseline build.
+ * The build for this machine, chosen once when a port starts: x86-64-v3
+ * where the CPU has everything the compiler was allowed to use (AVX2, BMI1,
+ * BMI2); --force-max-simd-bitwidth below 256 keeps the baseline build.
  */
 eth_rx_burst_t
 af_xdp_rx_burst_select(const char **name)
 {
-#ifdef AF_XDP_HAVE_AVX2
+#ifdef AF_XDP_HAVE_X86_64_V3
 	if (rte_vect_get_max_simd_bitwidth() >= RTE_VECT_SIMD_256 &&
 	    rte_cpu_get_flag_enabled(RTE_CPUFLAG_AVX2) &&
 	    rte_cpu_get_flag_enabled(RTE_CPUFLAG_BMI1) &&
 	    rte_cpu_get_flag_enabled(RTE_CPUFLAG_BMI2)) {
-		*name = "x86-64-v3 (AVX2, BMI2)";
-		return af_xdp_rx_burst_avx2;
+		*name = BUILD_X86_64_V3;
+		return af_xdp_rx_burst_x86_64_v3;
 	}
 #endif
-	*name = "baseline";
-	return af_xdp_rx_burst_scalar;
+	*name = BUILD_BASELINE;
+	return af_xdp_rx_burst_baseline;
+}
+
+const char *
+af_xdp_rx_burst_name(eth_rx_burst_t burst)
+{
+#ifdef AF_XDP_HAVE_X86_64_V3
+	if (burst == af_xdp_rx_burst_x86_64_v3)
+		return BUILD_X86_64_V3;
+#endif
+	return burst == af_xdp_rx_burst_baseline ? BUILD_BASELINE : NULL;
 }

@@ -6,15 +6,17 @@
 #define AF_XDP_RX_H
 
 /*
- * The receive path as inline functions, built twice: af_xdp_rx.c for DPDK's
- * baseline CPU and af_xdp_rx_avx2.c for x86-64-v3 (AVX2, BMI1/2), where the
- * compiler has three-operand bit operations for the per-frame arithmetic
- * and wider vectors for the refill.  The burst is chosen at start.
+ * The receive path: its entry points (af_xdp_rx.c), and the burst itself as
+ * inline functions, built twice: af_xdp_rx.c for DPDK's baseline CPU and
+ * af_xdp_rx_x86_64_v3.c for x86-64-v3 (AVX2, BMI1/2), where the compiler has
+ * three-operand bit operations for the per-frame arithmetic and wider
+ * vectors for the refill.  The build is chosen at start; bench/micro/
+ * measures both.
  *
  * Hand-written SSE and AVX2 versions of the per-frame step, storing each
  * mbuf's fields as two 16-byte vectors, ran in fewer instructions (12 per
  * frame) but more cycles (33-36 against 19-20) on the AMD EPYC this was
- * measured on: five plain stores per mbuf win.  bench/micro/ measures both.
+ * measured on: plain stores per mbuf win.
  */
 
 #include <stddef.h>
@@ -28,18 +30,32 @@
 #include "af_xdp.h"
 
 /*
- * The mbuf words written per frame: rearm_data (data_off, refcnt, nb_segs,
- * port) and ol_flags in one 8-byte store each, packet_type and pkt_len in
- * one 4-byte store each, data_len + vlan_tci in one 4-byte store (hence the
- * layout check), through may_alias types.
+ * An mbuf's fields are set in two steps.  When it is offered to the kernel
+ * in the fill ring, one 32-byte store sets rearm_data to the queue's
+ * offered mark (af_xdp_rx_offered_mark()) and zeroes everything after it up
+ * to the hash: ol_flags, packet_type, pkt_len, data_len, vlan_tci.  When a
+ * frame comes back in it, three stores set rearm_data (data_off, refcnt,
+ * nb_segs, port), pkt_len and data_len.  The kernel writes only the chunk, never the header, in
+ * between.  Paid for this way, the mark costs the receive path no
+ * instruction: the two stores the offer adds are the two the frame no
+ * longer needs.  Stores go through may_alias types.
  */
 typedef uint64_t __attribute__((__may_alias__)) mbuf_u64_t;
 typedef uint32_t __attribute__((__may_alias__)) mbuf_u32_t;
+typedef uint64_t __attribute__((__vector_size__(16), __may_alias__)) mbuf_u64x2_t;
+#ifdef __AVX2__
+typedef uint64_t __attribute__((__vector_size__(32), __may_alias__, __aligned__(16)))
+	mbuf_u64x4_t;
+#endif
 
 #define MBUF_AT(m, field) RTE_PTR_ADD(m, offsetof(struct rte_mbuf, field))
 
-static_assert(offsetof(struct rte_mbuf, vlan_tci) == offsetof(struct rte_mbuf, data_len) + 2,
-	      "vlan_tci must follow data_len");
+static_assert(offsetof(struct rte_mbuf, ol_flags) == offsetof(struct rte_mbuf, rearm_data) + 8 &&
+	      offsetof(struct rte_mbuf, packet_type) == offsetof(struct rte_mbuf, rearm_data) + 16 &&
+	      offsetof(struct rte_mbuf, pkt_len) == offsetof(struct rte_mbuf, rearm_data) + 20 &&
+	      offsetof(struct rte_mbuf, data_len) == offsetof(struct rte_mbuf, rearm_data) + 24 &&
+	      offsetof(struct rte_mbuf, hash) == offsetof(struct rte_mbuf, rearm_data) + 28,
+	      "the offer's 32-byte store covers rearm_data to the first word of hash");
 
 /* A chunk's address within the UMEM: the low 48 bits of a descriptor's. */
 static __rte_always_inline uint64_t
@@ -55,9 +71,8 @@ af_xdp_chunk(uint64_t addr)
 /*
  * One descriptor into its mbuf.  The chunk address (low 48 bits,
  * unaligned-chunk mode) locates the mbuf; the offset (high 16 bits) is where
- * the frame starts from buf_addr, that is data_off.  Only the fields a driver
- * must set are written, in five stores: next, nb_segs and refcnt were left
- * valid by the mbuf's previous free.
+ * the frame starts from buf_addr, that is data_off.  next was left NULL by
+ * the mbuf's previous free; the offer zeroed the rest.
  */
 static __rte_always_inline struct rte_mbuf *
 af_xdp_desc_to_mbuf(uintptr_t mbuf_base, uint64_t rearm, uint64_t addr, uint32_t len)
@@ -65,16 +80,18 @@ af_xdp_desc_to_mbuf(uintptr_t mbuf_base, uint64_t rearm, uint64_t addr, uint32_t
 	struct rte_mbuf *m = (struct rte_mbuf *)(mbuf_base + af_xdp_chunk(addr));
 
 	*(mbuf_u64_t *)MBUF_AT(m, rearm_data) = rearm | (addr >> XSK_UNALIGNED_BUF_OFFSET_SHIFT);
-	*(mbuf_u64_t *)MBUF_AT(m, ol_flags) = 0;
-	*(mbuf_u32_t *)MBUF_AT(m, packet_type) = 0;
 	*(mbuf_u32_t *)MBUF_AT(m, pkt_len) = len;
-	*(mbuf_u32_t *)MBUF_AT(m, data_len) = len;	/* and vlan_tci 0: len < 64 KiB */
+	/*
+	 * Two bytes, not four with vlan_tci: the compiler would merge the two
+	 * stores into one it needs three more instructions to build.
+	 */
+	m->data_len = (uint16_t)len;
 	return m;
 }
 
 /*
  * n contiguous descriptors into their mbufs; returns the bytes they carry.
- * Built once per instruction set (af_xdp_rx.c, af_xdp_rx_avx2.c): the code
+ * Built once per instruction set (af_xdp_rx.c, af_xdp_rx_x86_64_v3.c): the code
  * is the same, the compiler's choice of instructions differs.
  */
 static __rte_always_inline uint64_t
@@ -123,6 +140,18 @@ af_xdp_rx_batch(struct af_xdp_rx_queue *rxq, struct rte_mbuf **bufs, uint32_t n,
 	return ready;
 }
 
+/* The offer's store: one 32-byte vector with AVX2, two of 16 bytes otherwise. */
+static __rte_always_inline void
+af_xdp_mark_offered(void *m, uint64_t mark)
+{
+#ifdef __AVX2__
+	*(mbuf_u64x4_t *)MBUF_AT(m, rearm_data) = (mbuf_u64x4_t){ mark, 0, 0, 0 };
+#else
+	*(mbuf_u64x2_t *)MBUF_AT(m, rearm_data) = (mbuf_u64x2_t){ mark, 0 };
+	*(mbuf_u64x2_t *)MBUF_AT(m, packet_type) = (mbuf_u64x2_t){ 0, 0 };
+#endif
+}
+
 static __rte_always_inline void
 af_xdp_mbufs_to_chunks(uint64_t *addrs, void * const *objs, uintptr_t mbuf_base, uint32_t n)
 {
@@ -130,6 +159,17 @@ af_xdp_mbufs_to_chunks(uint64_t *addrs, void * const *objs, uintptr_t mbuf_base,
 
 	for (i = 0; i < n; i++)
 		addrs[i] = (uintptr_t)objs[i] - mbuf_base;
+}
+
+/* A batch of mbufs marked as offered: a loop of constant length, unrolled whole. */
+static __rte_always_inline void
+af_xdp_mark_batch_offered(void * const *objs, uint64_t mark)
+{
+	uint32_t i;
+
+#pragma GCC unroll 64
+	for (i = 0; i < AF_XDP_RX_BATCH; i++)
+		af_xdp_mark_offered(objs[i], mark);
 }
 
 /*
@@ -168,6 +208,7 @@ af_xdp_fill_one_batch(struct af_xdp_rx_queue *rxq)
 		rxq->fill_starved = true;
 		return -ENOMEM;
 	}
+	af_xdp_mark_batch_offered(objs, rxq->offered_mark);
 	start = fill->cached_prod & fill->mask;
 	first = RTE_MIN((uint32_t)AF_XDP_RX_BATCH, fill->size - start);
 	af_xdp_mbufs_to_chunks(xsk_ring_addr(fill, start), objs, rxq->mbuf_base, first);
@@ -194,7 +235,7 @@ af_xdp_fill(struct af_xdp_rx_queue *rxq)
 	return offered;
 }
 
-/* Cold paths, in af_xdp_rx.c. */
+/* Cold paths of the burst, in af_xdp_rx.c. */
 void af_xdp_rx_wakeup(struct af_xdp_rx_queue *rxq);
 void af_xdp_rx_check_busy_poll(struct af_xdp_rx_queue *rxq);
 
@@ -251,5 +292,53 @@ af_xdp_rx_burst_common(struct af_xdp_rx_queue *rxq, struct rte_mbuf **bufs, uint
 	rxq->stats.partial_batches += got != 0 && got != AF_XDP_RX_BATCH;
 	return (uint16_t)nb_rx;
 }
+
+/* The two builds of the burst. */
+uint16_t af_xdp_rx_burst_baseline(void *queue, struct rte_mbuf **bufs, uint16_t nb_pkts);
+#ifdef AF_XDP_HAVE_X86_64_V3
+uint16_t af_xdp_rx_burst_x86_64_v3(void *queue, struct rte_mbuf **bufs, uint16_t nb_pkts);
+#endif
+
+/*
+ * The build of the burst for this machine, and its name as the logs and
+ * rx_burst_mode_get() give it.
+ */
+eth_rx_burst_t af_xdp_rx_burst_select(const char **name);
+
+/* The name of the build behind burst, or NULL when it is not one of ours. */
+const char *af_xdp_rx_burst_name(eth_rx_burst_t burst);
+
+/*
+ * Serve the queue from a socket's Rx and fill rings (fd: for wakeups, -1
+ * for rings in plain memory).  The queue's offered mbufs get a mark of
+ * their own (af_xdp_rx_offered_mark()).
+ */
+void af_xdp_rxq_bind(struct af_xdp_rx_queue *rxq, const struct xsk_ring *rx,
+		     const struct xsk_ring *fill, const struct af_xdp_umem_layout *layout,
+		     int fd);
+
+/* Top the fill ring up; returns the chunks offered. */
+unsigned int af_xdp_rxq_fill(struct af_xdp_rx_queue *rxq);
+
+/*
+ * The socket is closed and the kernel holds none of the queue's chunks any
+ * more: give back to the mempool every mbuf still marked as offered (in
+ * the fill ring, in the Rx ring, or kept by the kernel).  Returns how many.
+ */
+unsigned int af_xdp_rxq_reclaim(struct af_xdp_rx_queue *rxq);
+
+/* The queue no longer has a socket. */
+void af_xdp_rxq_unbind(struct af_xdp_rx_queue *rxq);
+
+uint64_t af_xdp_rearm_template(uint16_t port_id);
+
+/*
+ * rearm_data of an mbuf while it is offered to the kernel in a fill ring:
+ * refcnt and nb_segs 0, which no mbuf in use or in a mempool ever has, and
+ * in data_off and port a serial number unique to the queue's binding.  A
+ * frame received overwrites it with the rearm template; whatever still
+ * carries it when the socket is gone was offered and never came back.
+ */
+uint64_t af_xdp_rx_offered_mark(uint32_t serial);
 
 #endif /* AF_XDP_RX_H */

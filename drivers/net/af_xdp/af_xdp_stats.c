@@ -4,12 +4,8 @@
 
 /*
  * Statistics: the driver's own per-queue counters (summed per burst in the
- * datapath) and the kernel's per-socket counters (XDP_STATISTICS).
- *
- * Sockets live from start to stop, and the kernel's counters with them; so
- * each queue keeps a base that absorbs a closing socket's final counts and
- * that a reset sets to minus the current ones.  Reported value: base +
- * current, in wrapping unsigned arithmetic.
+ * datapath) and the kernel's per-socket counters (XDP_STATISTICS), kept
+ * across sockets as af_xdp_kstats.h describes.
  *
  * A secondary process (dpdk-proc-info) has no sockets of its own: it asks
  * the primary for their descriptors on each read (af_xdp_mp.c).
@@ -22,8 +18,12 @@
 #include <rte_eal.h>
 #include <rte_string_fns.h>
 
+#include "af_xdp_mp.h"
+#include "af_xdp_prog.h"
+#include "af_xdp_socket.h"
 #include "af_xdp_stats.h"
 
+/* The driver's counters, named rx_q<n>_<name> and tx_q<n>_<name> after DPDK's scheme. */
 struct xstat_def {
 	const char *name;
 	size_t offset;
@@ -31,9 +31,7 @@ struct xstat_def {
 
 #define RX_STAT(f) { #f, offsetof(struct af_xdp_rx_stats, f) }
 #define TX_STAT(f) { #f, offsetof(struct af_xdp_tx_stats, f) }
-#define KERNEL_STAT(name, f) { name, offsetof(struct af_xdp_kernel_stats, f) }
 
-/* Named rx_q<n>_<name> and tx_q<n>_<name>, after DPDK's xstats scheme. */
 static const struct xstat_def rx_driver_xstats[] = {
 	RX_STAT(full_batches),
 	RX_STAT(partial_batches),
@@ -41,23 +39,10 @@ static const struct xstat_def rx_driver_xstats[] = {
 	RX_STAT(nombuf),
 };
 
-/* The kernel's XDP_STATISTICS names, with the direction moved first. */
-static const struct xstat_def rx_kernel_xstats[] = {
-	KERNEL_STAT("dropped", rx_dropped),
-	KERNEL_STAT("invalid_descs", rx_invalid_descs),
-	KERNEL_STAT("ring_full", rx_ring_full),
-	KERNEL_STAT("fill_ring_empty_descs", rx_fill_ring_empty_descs),
-};
-
 static const struct xstat_def tx_driver_xstats[] = {
-	{ "dropped", offsetof(struct af_xdp_tx_stats, errors) },
+	TX_STAT(dropped),
 	TX_STAT(copies),
 	TX_STAT(wakeups),
-};
-
-static const struct xstat_def tx_kernel_xstats[] = {
-	KERNEL_STAT("invalid_descs", tx_invalid_descs),
-	KERNEL_STAT("ring_empty_descs", tx_ring_empty_descs),
 };
 
 /*
@@ -72,13 +57,14 @@ static const char * const redirect_xstats[] = {
 	"rx_xdp_direct_fallback_passed",
 };
 
-#define NB_RX_XSTATS (RTE_DIM(rx_driver_xstats) + RTE_DIM(rx_kernel_xstats))
-#define NB_TX_XSTATS (RTE_DIM(tx_driver_xstats) + RTE_DIM(tx_kernel_xstats))
-
-static uint64_t
-field(const void *base, size_t offset)
+static unsigned int
+nb_kernel_xstats(bool rx)
 {
-	return *(const uint64_t *)((const char *)base + offset);
+	unsigned int k, n = 0;
+
+	for (k = 0; k < AF_XDP_KSTAT_MAX; k++)
+		n += af_xdp_kstat_defs[k].rx == rx;
+	return n;
 }
 
 /* The socket descriptors of this process's view of the port: -1 where none. */
@@ -106,8 +92,8 @@ get_socket_fds(struct rte_eth_dev *dev, struct socket_fds *fds)
 	}
 	fds->fallbacks = af_xdp_prog_fallbacks_fd(port);
 	for (i = 0; i < port->nb_socks && i < fds->n; i++)
-		if (port->socks[i] != NULL)
-			fds->fd[i] = port->socks[i]->fd;
+		if (port->queues[i].sock != NULL)
+			fds->fd[i] = port->queues[i].sock->fd;
 }
 
 static void
@@ -124,31 +110,24 @@ put_socket_fds(struct socket_fds *fds)
 		close(fds->fallbacks);
 }
 
+/* Queue index i's kernel counters as reported: its base plus its socket's. */
 static void
 kernel_stats(const struct af_xdp_port *port, const struct socket_fds *fds, uint16_t i,
 	     struct af_xdp_kernel_stats *ks)
 {
-	const uint64_t *base = (const uint64_t *)&port->kstats_base[i];
-	uint64_t *out = (uint64_t *)ks;
-	unsigned int k;
+	struct af_xdp_kernel_stats cur;
 
-	af_xdp_socket_kernel_stats(i < fds->n ? fds->fd[i] : -1, ks);
-	for (k = 0; k < sizeof(*ks) / sizeof(uint64_t); k++)
-		out[k] += base[k];
+	af_xdp_socket_kernel_stats(i < fds->n ? fds->fd[i] : -1, &cur);
+	af_xdp_kstats_total(&port->queues[i].kstats_base, &cur, ks);
 }
 
 void
 af_xdp_stats_fold_socket(struct af_xdp_port *port, uint16_t idx, int fd)
 {
-	uint64_t *base = (uint64_t *)&port->kstats_base[idx];
-	struct af_xdp_kernel_stats ks;
-	const uint64_t *cur = (const uint64_t *)&ks;
-	unsigned int k;
+	struct af_xdp_kernel_stats cur;
 
-	if (af_xdp_socket_kernel_stats(fd, &ks) != 0)
-		return;
-	for (k = 0; k < sizeof(ks) / sizeof(uint64_t); k++)
-		base[k] += cur[k];
+	if (af_xdp_socket_kernel_stats(fd, &cur) == 0)
+		af_xdp_kstats_fold(&port->queues[idx].kstats_base, &cur);
 }
 
 int
@@ -169,8 +148,7 @@ af_xdp_stats_get(struct rte_eth_dev *dev, struct rte_eth_stats *stats)
 		stats->ipackets += rxq->stats.packets;
 		stats->ibytes += rxq->stats.bytes;
 		stats->rx_nombuf += rxq->stats.nombuf;
-		/* Frames the kernel steered to us and could not deliver. */
-		stats->imissed += ks.rx_dropped + ks.rx_ring_full;
+		stats->imissed += af_xdp_kstats_imissed(&ks);
 		if (i < RTE_ETHDEV_QUEUE_STAT_CNTRS) {
 			stats->q_ipackets[i] = rxq->stats.packets;
 			stats->q_ibytes[i] = rxq->stats.bytes;
@@ -185,11 +163,11 @@ af_xdp_stats_get(struct rte_eth_dev *dev, struct rte_eth_stats *stats)
 		kernel_stats(port, &fds, i, &ks);
 		stats->opackets += txq->stats.packets;
 		stats->obytes += txq->stats.bytes;
-		stats->oerrors += txq->stats.errors + ks.tx_invalid_descs;
+		stats->oerrors += txq->stats.dropped + ks.v[AF_XDP_KSTAT_TX_INVALID_DESCS];
 		if (i < RTE_ETHDEV_QUEUE_STAT_CNTRS) {
 			stats->q_opackets[i] = txq->stats.packets;
 			stats->q_obytes[i] = txq->stats.bytes;
-			stats->q_errors[i] = txq->stats.errors;
+			stats->q_errors[i] = txq->stats.dropped;
 		}
 	}
 	put_socket_fds(&fds);
@@ -206,14 +184,10 @@ af_xdp_stats_reset(struct rte_eth_dev *dev)
 	get_socket_fds(dev, &fds);
 	n = RTE_MAX(dev->data->nb_rx_queues, dev->data->nb_tx_queues);
 	for (i = 0; i < n; i++) {
-		struct af_xdp_kernel_stats ks;
-		uint64_t *base = (uint64_t *)&port->kstats_base[i];
-		const uint64_t *cur = (const uint64_t *)&ks;
-		unsigned int k;
+		struct af_xdp_kernel_stats cur;
 
-		af_xdp_socket_kernel_stats(i < fds.n ? fds.fd[i] : -1, &ks);
-		for (k = 0; k < sizeof(ks) / sizeof(uint64_t); k++)
-			base[k] = 0 - cur[k];
+		af_xdp_socket_kernel_stats(i < fds.n ? fds.fd[i] : -1, &cur);
+		af_xdp_kstats_reset(&port->queues[i].kstats_base, &cur);
 	}
 	af_xdp_prog_reset_fallbacks(fds.fallbacks);
 	put_socket_fds(&fds);
@@ -235,34 +209,46 @@ af_xdp_stats_reset(struct rte_eth_dev *dev)
 static unsigned int
 nb_xstats(const struct rte_eth_dev *dev)
 {
-	return dev->data->nb_rx_queues * NB_RX_XSTATS + dev->data->nb_tx_queues * NB_TX_XSTATS +
+	return dev->data->nb_rx_queues * (RTE_DIM(rx_driver_xstats) + nb_kernel_xstats(true)) +
+	       dev->data->nb_tx_queues * (RTE_DIM(tx_driver_xstats) + nb_kernel_xstats(false)) +
 	       RTE_DIM(redirect_xstats);
 }
 
-/* Names of one queue's entries of defs: <dir>_q<queue>_<name>. */
+/* Names of one queue's entries: <dir>_q<queue>_<name>, the driver's then the kernel's. */
 static unsigned int
-name_queue_xstats(struct rte_eth_xstat_name *names, const char *dir, uint16_t q,
+name_queue_xstats(struct rte_eth_xstat_name *names, bool rx, uint16_t q,
 		  const struct xstat_def *defs, unsigned int n)
 {
-	unsigned int j;
+	const char *dir = rx ? "rx" : "tx";
+	unsigned int j, k = 0;
 
 	for (j = 0; j < n; j++)
-		snprintf(names[j].name, RTE_ETH_XSTATS_NAME_SIZE, "%s_q%u_%s", dir, q,
+		snprintf(names[k++].name, RTE_ETH_XSTATS_NAME_SIZE, "%s_q%u_%s", dir, q,
 			 defs[j].name);
-	return n;
+	for (j = 0; j < AF_XDP_KSTAT_MAX; j++)
+		if (af_xdp_kstat_defs[j].rx == rx)
+			snprintf(names[k++].name, RTE_ETH_XSTATS_NAME_SIZE, "%s_q%u_%s", dir, q,
+				 af_xdp_kstat_defs[j].xstat);
+	return k;
 }
 
-/* Values of defs read from base (0 without one), numbered from id on. */
+/* Values of one queue's entries, in name_queue_xstats()'s order, numbered from id on. */
 static unsigned int
-fill_xstats(struct rte_eth_xstat *xstats, unsigned int id, const void *base,
-	    const struct xstat_def *defs, unsigned int n)
+fill_queue_xstats(struct rte_eth_xstat *xstats, unsigned int id, bool rx, const void *driver,
+		  const struct xstat_def *defs, unsigned int n,
+		  const struct af_xdp_kernel_stats *ks)
 {
-	unsigned int j;
+	unsigned int j, k = 0;
 
-	for (j = 0; j < n; j++)
-		xstats[j] = (struct rte_eth_xstat) { id + j,
-			base == NULL ? 0 : field(base, defs[j].offset) };
-	return n;
+	for (j = 0; j < n; j++, k++)
+		xstats[k] = (struct rte_eth_xstat) { id + k, driver == NULL ? 0 :
+			*(const uint64_t *)((const char *)driver + defs[j].offset) };
+	for (j = 0; j < AF_XDP_KSTAT_MAX; j++)
+		if (af_xdp_kstat_defs[j].rx == rx) {
+			xstats[k] = (struct rte_eth_xstat) { id + k, ks->v[j] };
+			k++;
+		}
+	return k;
 }
 
 int
@@ -274,18 +260,12 @@ af_xdp_xstats_get_names(struct rte_eth_dev *dev, struct rte_eth_xstat_name *name
 
 	if (names == NULL || size < n)
 		return (int)n;
-	for (q = 0; q < dev->data->nb_rx_queues; q++) {
-		k += name_queue_xstats(names + k, "rx", q, rx_driver_xstats,
+	for (q = 0; q < dev->data->nb_rx_queues; q++)
+		k += name_queue_xstats(names + k, true, q, rx_driver_xstats,
 				       RTE_DIM(rx_driver_xstats));
-		k += name_queue_xstats(names + k, "rx", q, rx_kernel_xstats,
-				       RTE_DIM(rx_kernel_xstats));
-	}
-	for (q = 0; q < dev->data->nb_tx_queues; q++) {
-		k += name_queue_xstats(names + k, "tx", q, tx_driver_xstats,
+	for (q = 0; q < dev->data->nb_tx_queues; q++)
+		k += name_queue_xstats(names + k, false, q, tx_driver_xstats,
 				       RTE_DIM(tx_driver_xstats));
-		k += name_queue_xstats(names + k, "tx", q, tx_kernel_xstats,
-				       RTE_DIM(tx_kernel_xstats));
-	}
 	for (j = 0; j < RTE_DIM(redirect_xstats); j++)
 		strlcpy(names[k++].name, redirect_xstats[j], RTE_ETH_XSTATS_NAME_SIZE);
 	return (int)n;
@@ -308,18 +288,16 @@ af_xdp_xstats_get(struct rte_eth_dev *dev, struct rte_eth_xstat *xstats, unsigne
 		struct af_xdp_kernel_stats ks;
 
 		kernel_stats(port, &fds, q, &ks);
-		k += fill_xstats(xstats + k, k, rxq != NULL ? &rxq->stats : NULL,
-				 rx_driver_xstats, RTE_DIM(rx_driver_xstats));
-		k += fill_xstats(xstats + k, k, &ks, rx_kernel_xstats, RTE_DIM(rx_kernel_xstats));
+		k += fill_queue_xstats(xstats + k, k, true, rxq != NULL ? &rxq->stats : NULL,
+				       rx_driver_xstats, RTE_DIM(rx_driver_xstats), &ks);
 	}
 	for (q = 0; q < dev->data->nb_tx_queues; q++) {
 		const struct af_xdp_tx_queue *txq = dev->data->tx_queues[q];
 		struct af_xdp_kernel_stats ks;
 
 		kernel_stats(port, &fds, q, &ks);
-		k += fill_xstats(xstats + k, k, txq != NULL ? &txq->stats : NULL,
-				 tx_driver_xstats, RTE_DIM(tx_driver_xstats));
-		k += fill_xstats(xstats + k, k, &ks, tx_kernel_xstats, RTE_DIM(tx_kernel_xstats));
+		k += fill_queue_xstats(xstats + k, k, false, txq != NULL ? &txq->stats : NULL,
+				       tx_driver_xstats, RTE_DIM(tx_driver_xstats), &ks);
 	}
 	af_xdp_prog_read_fallbacks(fds.fallbacks, fallbacks);
 	put_socket_fds(&fds);

@@ -14,13 +14,14 @@
  */
 
 #include <errno.h>
+#include <unistd.h>
 #include <sys/socket.h>
 
 #include <rte_branch_prediction.h>
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 
-#include "af_xdp.h"
+#include "af_xdp_tx.h"
 
 /*
  * In copy mode the kernel transmits at most this many descriptors per
@@ -28,6 +29,10 @@
  * ring holds would be wasted syscalls.
  */
 #define AF_XDP_COPY_MODE_TX_BUDGET 32
+
+/* At stop, how long completions of frames the kernel took may take to come. */
+#define AF_XDP_TX_RELEASE_TRIES 100
+#define AF_XDP_TX_RELEASE_WAIT_US 1000
 
 void
 af_xdp_txq_bind(struct af_xdp_tx_queue *txq, const struct xsk_ring *tx,
@@ -37,14 +42,12 @@ af_xdp_txq_bind(struct af_xdp_tx_queue *txq, const struct xsk_ring *tx,
 	txq->tx = *tx;
 	txq->comp = *comp;
 	txq->mbuf_base = layout->mbuf_base;
-	txq->area = layout->area;
 	txq->umem_pool = umem_pool;
 	txq->max_frame = layout->chunk_size;
 	txq->fd = fd;
 	txq->outstanding = 0;
 }
 
-/* Free the mbufs of every chunk the kernel has finished sending. */
 unsigned int
 af_xdp_txq_drain(struct af_xdp_tx_queue *txq)
 {
@@ -143,7 +146,7 @@ af_xdp_tx_burst(void *queue, struct rte_mbuf **bufs, uint16_t nb_pkts)
 
 		if (unlikely(m->pkt_len > txq->max_frame)) {
 			/* The kernel would reject it: drop it, count it. */
-			txq->stats.errors++;
+			txq->stats.dropped++;
 			rte_pktmbuf_free(m);
 			continue;
 		}
@@ -173,4 +176,35 @@ af_xdp_tx_burst(void *queue, struct rte_mbuf **bufs, uint16_t nb_pkts)
 	if (txq->outstanding != 0 && xsk_ring_needs_wakeup(tx))
 		tx_wakeup(txq);
 	return consumed;
+}
+
+/* Frames queued for transmission that the kernel never took. */
+static unsigned int
+free_untaken(struct af_xdp_tx_queue *txq)
+{
+	uint32_t i, end = txq->tx.cached_prod;
+	unsigned int n = 0;
+
+	for (i = __atomic_load_n(txq->tx.consumer, __ATOMIC_ACQUIRE); i != end; i++, n++)
+		rte_pktmbuf_free((struct rte_mbuf *)(txq->mbuf_base +
+			(xsk_ring_desc(&txq->tx, i)->addr & XSK_UNALIGNED_BUF_ADDR_MASK)));
+	return n;
+}
+
+unsigned int
+af_xdp_txq_release(struct af_xdp_tx_queue *txq, bool reclaim)
+{
+	unsigned int tries, n = 0;
+
+	for (tries = 0; tries < AF_XDP_TX_RELEASE_TRIES; tries++) {
+		n += af_xdp_txq_drain(txq);
+		/* Whatever is outstanding now sits in the Tx ring, untaken. */
+		if (txq->outstanding == 0 || xsk_ring_pending(&txq->tx) == txq->outstanding)
+			break;
+		usleep(AF_XDP_TX_RELEASE_WAIT_US);
+	}
+	if (reclaim)
+		n += free_untaken(txq);
+	txq->fd = -1;
+	return n;
 }

@@ -27,6 +27,8 @@
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 
+#include "../af_xdp_bpf_abi.h"
+
 /* Sized at load to the interface's queue count. */
 struct {
 	__uint(type, BPF_MAP_TYPE_XSKMAP);
@@ -35,11 +37,10 @@ struct {
 	__type(value, __u32);
 } xsks_map SEC(".maps");
 
-/* afxdp_direct's frames that did not go straight to a socket. */
-enum { FALLBACK_VIA_MAP, FALLBACK_PASSED, FALLBACK_MAX };
+/* afxdp_direct's frames that did not go straight to a socket, by enum af_xdp_fallback. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, FALLBACK_MAX);
+	__uint(max_entries, AF_XDP_FALLBACK_MAX);
 	__type(key, __u32);
 	__type(value, __u64);
 } afxdp_fallbacks SEC(".maps");
@@ -48,9 +49,8 @@ struct {
 const volatile __u32 xdp_redirect_xsk_action = 0xffffffff;
 
 /* Replaced before load by the running kernel's BPF_FUNC_redirect_xsk. */
-#define REDIRECT_XSK_PLACEHOLDER 0x7fffa5a5
 static long (*bpf_redirect_xsk)(struct xdp_md *ctx, void *map, __u32 key, __u64 flags) =
-	(void *)REDIRECT_XSK_PLACEHOLDER;
+	(void *)AF_XDP_REDIRECT_XSK_PLACEHOLDER;
 
 SEC("xdp")
 int afxdp_map(struct xdp_md *ctx)
@@ -64,7 +64,7 @@ int afxdp_direct(struct xdp_md *ctx)
 	long act = bpf_redirect_xsk(ctx, &xsks_map, ctx->rx_queue_index, XDP_PASS);
 
 	if (act != xdp_redirect_xsk_action) {
-		__u32 key = act == XDP_REDIRECT ? FALLBACK_VIA_MAP : FALLBACK_PASSED;
+		__u32 key = act == XDP_REDIRECT ? AF_XDP_FALLBACK_VIA_MAP : AF_XDP_FALLBACK_PASSED;
 		__u64 *n = bpf_map_lookup_elem(&afxdp_fallbacks, &key);
 
 		if (n != NULL)

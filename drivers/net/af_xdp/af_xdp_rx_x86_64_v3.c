@@ -13,7 +13,7 @@
 #include "af_xdp_rx.h"
 
 uint16_t
-af_xdp_rx_burst_avx2(void *queue, struct rte_mbuf **bufs, uint16_t nb_pkts)
+af_xdp_rx_burst_x86_64_v3(void *queue, struct rte_mbuf **bufs, uint16_t nb_pkts)
 {
 	return af_xdp_rx_burst_common(queue, bufs, nb_pkts);
 }

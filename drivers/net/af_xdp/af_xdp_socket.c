@@ -1,0 +1,328 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The af_xdp_direct authors
+ */
+
+/*
+ * The AF_XDP socket of one queue index: created on its UMEM, its four rings
+ * sized and mapped, bound to the interface queue; and closed, which is what
+ * makes the kernel let go of the rings and of the UMEM's chunks.  What the
+ * rings carry is the business of af_xdp_rx.c and af_xdp_tx.c.
+ */
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+
+#include <rte_malloc.h>
+
+#include "af_xdp_socket.h"
+#include "af_xdp_umem.h"
+
+#ifndef AF_XDP
+#define AF_XDP 44
+#endif
+#ifndef SOL_XDP
+#define SOL_XDP 283
+#endif
+#ifndef SO_INCOMING_NAPI_ID
+#define SO_INCOMING_NAPI_ID 56
+#endif
+
+/* How long bind() may say EBUSY for a queue our own closed socket is leaving. */
+#define AF_XDP_BIND_BUSY_WAIT_US 5000
+#define AF_XDP_BIND_BUSY_TRIES 200
+
+static int
+set_ring_size(const struct af_xdp_port *port, int fd, int opt, const char *what, uint32_t size)
+{
+	int err;
+
+	if (setsockopt(fd, SOL_XDP, opt, &size, sizeof(size)) == 0)
+		return 0;
+	err = errno;
+	AF_XDP_PORT_LOG(ERR, port, "cannot size the %s ring to %u entries: %s",
+			what, size, strerror(err));
+	return -err;
+}
+
+static int
+size_rings(const struct af_xdp_port *port, int fd, uint32_t rx_size, uint32_t tx_size,
+	   uint32_t fill_size, uint32_t comp_size)
+{
+	/* Own fill and completion rings, also when sharing another queue's UMEM. */
+	int ret = set_ring_size(port, fd, XDP_UMEM_FILL_RING, "fill", fill_size);
+
+	if (ret == 0)
+		ret = set_ring_size(port, fd, XDP_UMEM_COMPLETION_RING, "completion", comp_size);
+	if (ret == 0 && rx_size != 0)
+		ret = set_ring_size(port, fd, XDP_RX_RING, "Rx", rx_size);
+	if (ret == 0 && tx_size != 0)
+		ret = set_ring_size(port, fd, XDP_TX_RING, "Tx", tx_size);
+	return ret;
+}
+
+enum { MAP_RX, MAP_TX, MAP_FILL, MAP_COMP };
+
+static int
+map_ring(const struct af_xdp_port *port, struct af_xdp_socket *sock, int which,
+	 const struct xdp_ring_offset *off, uint32_t size, size_t entry, off_t pgoff)
+{
+	static const char * const names[] = { "Rx", "Tx", "fill", "completion" };
+	struct xsk_ring *r = which == MAP_RX ? &sock->rx : which == MAP_TX ? &sock->tx :
+			     which == MAP_FILL ? &sock->fill : &sock->comp;
+	size_t len = off->desc + (size_t)size * entry;
+	void *map;
+	int err;
+
+	map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE,
+		   sock->fd, pgoff);
+	if (map == MAP_FAILED) {
+		err = errno;
+		AF_XDP_PORT_LOG(ERR, port, "cannot map the %s ring: %s", names[which],
+				strerror(err));
+		return -err;
+	}
+	sock->maps[which] = map;
+	sock->map_len[which] = len;
+
+	r->producer = (uint32_t *)((char *)map + off->producer);
+	r->consumer = (uint32_t *)((char *)map + off->consumer);
+	r->flags = (uint32_t *)((char *)map + off->flags);
+	r->entries = (char *)map + off->desc;
+	r->size = size;
+	r->mask = size - 1;
+	r->cached_prod = *r->producer;
+	r->cached_cons = *r->consumer;
+	/* Rings we produce see their free space as consumer + size. */
+	if (which == MAP_TX || which == MAP_FILL)
+		r->cached_cons += size;
+	return 0;
+}
+
+static void
+unmap_rings(struct af_xdp_socket *sock)
+{
+	unsigned int i;
+
+	for (i = 0; i < RTE_DIM(sock->maps); i++) {
+		if (sock->maps[i] != NULL)
+			munmap(sock->maps[i], sock->map_len[i]);
+		sock->maps[i] = NULL;
+	}
+}
+
+static int
+map_rings(const struct af_xdp_port *port, struct af_xdp_socket *sock,
+	  uint32_t rx_size, uint32_t tx_size, uint32_t fill_size, uint32_t comp_size)
+{
+	struct xdp_mmap_offsets off;
+	socklen_t optlen = sizeof(off);
+	int ret = 0;
+
+	if (getsockopt(sock->fd, SOL_XDP, XDP_MMAP_OFFSETS, &off, &optlen) != 0) {
+		ret = -errno;
+		AF_XDP_PORT_LOG(ERR, port, "cannot read the ring offsets: %s", strerror(-ret));
+		return ret;
+	}
+	if (rx_size != 0)
+		ret = map_ring(port, sock, MAP_RX, &off.rx, rx_size,
+			       sizeof(struct xdp_desc), XDP_PGOFF_RX_RING);
+	if (ret == 0 && tx_size != 0)
+		ret = map_ring(port, sock, MAP_TX, &off.tx, tx_size,
+			       sizeof(struct xdp_desc), XDP_PGOFF_TX_RING);
+	if (ret == 0)
+		ret = map_ring(port, sock, MAP_FILL, &off.fr, fill_size,
+			       sizeof(uint64_t), XDP_UMEM_PGOFF_FILL_RING);
+	if (ret == 0)
+		ret = map_ring(port, sock, MAP_COMP, &off.cr, comp_size,
+			       sizeof(uint64_t), XDP_UMEM_PGOFF_COMPLETION_RING);
+	return ret;
+}
+
+/*
+ * A socket closed a moment ago (this port's own, at stop) leaves its queue
+ * only when the kernel's deferred release has run: until then bind says
+ * EBUSY.  Wait for it, a bounded while, before believing that another
+ * socket holds the queue.
+ */
+static int
+bind_retrying(int fd, const struct sockaddr_xdp *sxdp)
+{
+	unsigned int tries;
+
+	for (tries = 0; bind(fd, (const struct sockaddr *)sxdp, sizeof(*sxdp)) != 0; tries++) {
+		if (errno != EBUSY || tries == AF_XDP_BIND_BUSY_TRIES)
+			return -errno;
+		usleep(AF_XDP_BIND_BUSY_WAIT_US);
+	}
+	return 0;
+}
+
+static int
+bind_socket(const struct af_xdp_port *port, struct af_xdp_socket *sock, bool shared)
+{
+	struct sockaddr_xdp sxdp = {
+		.sxdp_family = AF_XDP,
+		.sxdp_ifindex = (uint32_t)port->ifindex,
+		.sxdp_queue_id = sock->netdev_queue,
+	};
+	int ret;
+
+	if (shared) {
+		/* The kernel refuses mode flags here: they come from the UMEM's owner. */
+		sxdp.sxdp_flags = XDP_SHARED_UMEM;
+		sxdp.sxdp_shared_umem_fd = (uint32_t)af_xdp_umem_fd(sock->umem);
+	} else {
+		sxdp.sxdp_flags = XDP_USE_NEED_WAKEUP;
+		if (port->args.force_copy)
+			sxdp.sxdp_flags |= XDP_COPY;
+	}
+	ret = bind_retrying(sock->fd, &sxdp);
+	switch (-ret) {
+	case 0:
+		break;
+	case EBUSY:
+		AF_XDP_PORT_LOG(ERR, port,
+				"queue %u of %s is already used by another AF_XDP socket (another port or process): pick other queues with start_queue",
+				sock->netdev_queue, port->args.iface);
+		break;
+	case EINVAL:
+		AF_XDP_PORT_LOG(ERR, port,
+				"cannot bind to queue %u of %s: invalid (queue beyond the interface's channels, or shared UMEM on this kernel?)",
+				sock->netdev_queue, port->args.iface);
+		break;
+	default:
+		AF_XDP_PORT_LOG(ERR, port, "cannot bind to queue %u of %s: %s",
+				sock->netdev_queue, port->args.iface, strerror(-ret));
+	}
+	return ret;
+}
+
+static void
+read_socket_mode(struct af_xdp_socket *sock)
+{
+	struct xdp_options opts = { 0 };
+	socklen_t optlen = sizeof(opts);
+
+	if (getsockopt(sock->fd, SOL_XDP, XDP_OPTIONS, &opts, &optlen) == 0)
+		sock->zero_copy = opts.flags & XDP_OPTIONS_ZEROCOPY;
+}
+
+static void
+log_footprint(const struct af_xdp_port *port, uint16_t idx, const struct af_xdp_socket *sock,
+	      bool shared)
+{
+	const struct af_xdp_umem_layout *layout = af_xdp_umem_layout_of(sock->umem);
+	size_t rings = 0;
+	unsigned int i;
+
+	for (i = 0; i < RTE_DIM(sock->map_len); i++)
+		rings += sock->map_len[i];
+	AF_XDP_PORT_LOG(INFO, port,
+			"queue %u: socket on %s queue %u, %s mode; rings rx %u, fill %u, tx %u, completion %u (%zu KiB mapped); UMEM %s: mempool %s, %zu KiB, %u-byte chunks, frames up to %u bytes",
+			idx, port->args.iface, sock->netdev_queue,
+			sock->zero_copy ? "zero-copy" : "copy",
+			sock->rx.size, sock->fill.size, sock->tx.size, sock->comp.size,
+			rings / 1024, shared ? "shared" : "registered",
+			af_xdp_umem_pool(sock->umem)->name, layout->size / 1024,
+			layout->chunk_size, layout->max_frame);
+}
+
+static int
+new_socket_fd(const struct af_xdp_port *port)
+{
+	int fd = socket(AF_XDP, SOCK_RAW | SOCK_CLOEXEC, 0);
+	int err;
+
+	if (fd >= 0)
+		return fd;
+	err = errno;
+	AF_XDP_PORT_LOG(ERR, port, "cannot create an AF_XDP socket: %s%s", strerror(err),
+			err == EPERM || err == EACCES ? " (needs CAP_NET_RAW: run as root)" :
+			err == EAFNOSUPPORT ? " (kernel without CONFIG_XDP_SOCKETS)" : "");
+	return -err;
+}
+
+struct af_xdp_socket *
+af_xdp_socket_open(struct af_xdp_port *port, uint16_t idx, struct rte_mempool *mp,
+		   uint32_t rx_size, uint32_t tx_size)
+{
+	uint32_t fill_size = RTE_MAX(rx_size, (uint32_t)AF_XDP_RING_MIN);
+	uint32_t comp_size = RTE_MAX(tx_size, (uint32_t)AF_XDP_RING_MIN);
+	struct af_xdp_socket *sock;
+	bool shared;
+
+	sock = rte_zmalloc_socket("af_xdp_socket", sizeof(*sock), 0, mp->socket_id);
+	if (sock == NULL)
+		return NULL;
+	sock->netdev_queue = port->args.start_queue + idx;
+	sock->fd = new_socket_fd(port);
+	if (sock->fd < 0)
+		goto err_free;
+	sock->umem = af_xdp_umem_join(port, mp, sock->fd, &shared);
+	if (sock->umem == NULL)
+		goto err_close;
+	if (size_rings(port, sock->fd, rx_size, tx_size, fill_size, comp_size) != 0 ||
+	    map_rings(port, sock, rx_size, tx_size, fill_size, comp_size) != 0 ||
+	    bind_socket(port, sock, shared) != 0)
+		goto err_leave;
+	read_socket_mode(sock);
+	af_xdp_umem_bound(sock->umem, sock->fd);
+	log_footprint(port, idx, sock, shared);
+	return sock;
+
+err_leave:
+	unmap_rings(sock);
+	af_xdp_umem_leave(sock->umem, sock->fd);
+err_close:
+	close(sock->fd);
+err_free:
+	rte_free(sock);
+	return NULL;
+}
+
+void
+af_xdp_socket_close(struct af_xdp_socket *sock)
+{
+	/*
+	 * Each mapping holds the socket's file: the kernel releases the socket
+	 * (unbinds it, waits for the receive paths with synchronize_net(), and
+	 * takes it out of every XSKMAP) when the last of them and the
+	 * descriptor are gone, before the last of these calls returns -
+	 * unless another process holds a copy of the descriptor (a secondary
+	 * reading counters, for the duration of its read).
+	 */
+	unmap_rings(sock);
+	af_xdp_umem_leave(sock->umem, sock->fd);
+	close(sock->fd);
+	rte_free(sock);
+}
+
+int
+af_xdp_socket_kernel_stats(int fd, struct af_xdp_kernel_stats *ks)
+{
+	struct xdp_statistics xs;
+	socklen_t optlen = sizeof(xs);
+
+	memset(ks, 0, sizeof(*ks));
+	if (fd < 0)
+		return -EBADF;
+	if (getsockopt(fd, SOL_XDP, XDP_STATISTICS, &xs, &optlen) != 0)
+		return -errno;
+	af_xdp_kstats_from_kernel(&xs, optlen, ks);
+	return 0;
+}
+
+int
+af_xdp_socket_napi_id(int fd, unsigned int *napi_id)
+{
+	socklen_t len = sizeof(*napi_id);
+
+	*napi_id = 0;
+	if (getsockopt(fd, SOL_SOCKET, SO_INCOMING_NAPI_ID, napi_id, &len) != 0)
+		return -errno;
+	return 0;
+}

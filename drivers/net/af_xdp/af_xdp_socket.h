@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The af_xdp_direct authors
+ */
+
+#ifndef AF_XDP_SOCKET_H
+#define AF_XDP_SOCKET_H
+
+#include "af_xdp.h"
+
+/*
+ * Open the socket serving queue index idx of the port: its UMEM (mempool
+ * mp, registered or shared), rings of rx_size/tx_size descriptors (0: no
+ * such ring) with fill and completion rings to match, mapped, bound to the
+ * interface queue start_queue + idx.  NULL after logging why.
+ */
+struct af_xdp_socket *af_xdp_socket_open(struct af_xdp_port *port, uint16_t idx,
+					 struct rte_mempool *mp, uint32_t rx_size,
+					 uint32_t tx_size);
+
+/*
+ * Unmap the rings and close the socket.  When this returns, the kernel has
+ * released the socket and waited for its receive paths to stop using it:
+ * it touches neither the rings nor the UMEM's chunks any more (copy mode;
+ * a zero-copy driver gives its buffers back later, from a work queue).
+ */
+void af_xdp_socket_close(struct af_xdp_socket *sock);
+
+/* The kernel's counters of the socket fd (XDP_STATISTICS); zeros and -errno on failure. */
+int af_xdp_socket_kernel_stats(int fd, struct af_xdp_kernel_stats *ks);
+
+/* The NAPI context the socket fd receives from; 0 when none (veth, generic XDP). */
+int af_xdp_socket_napi_id(int fd, unsigned int *napi_id);
+
+#endif /* AF_XDP_SOCKET_H */

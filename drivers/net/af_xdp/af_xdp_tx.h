@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The af_xdp_direct authors
+ */
+
+#ifndef AF_XDP_TX_H
+#define AF_XDP_TX_H
+
+#include "af_xdp.h"
+
+uint16_t af_xdp_tx_burst(void *queue, struct rte_mbuf **bufs, uint16_t nb_pkts);
+
+/* Serve the queue from a socket's Tx and completion rings; umem_pool is the UMEM. */
+void af_xdp_txq_bind(struct af_xdp_tx_queue *txq, const struct xsk_ring *tx,
+		     const struct xsk_ring *comp, const struct af_xdp_umem_layout *layout,
+		     struct rte_mempool *umem_pool, int fd);
+
+/* Free the mbufs of every frame the kernel has completed; returns how many. */
+unsigned int af_xdp_txq_drain(struct af_xdp_tx_queue *txq);
+
+/*
+ * Before the socket closes: wait, boundedly, for the kernel to complete what
+ * it took from the Tx ring, then free (with reclaim) the frames it never
+ * took.  Returns how many mbufs went back.  In copy mode the kernel takes
+ * Tx descriptors only in our own sendto(), so nothing moves meanwhile.
+ */
+unsigned int af_xdp_txq_release(struct af_xdp_tx_queue *txq, bool reclaim);
+
+#endif /* AF_XDP_TX_H */
