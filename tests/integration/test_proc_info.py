@@ -11,12 +11,7 @@ more, a second run must report 2N (it reads live counters). The primary must
 still answer and count correctly after the secondaries have come and gone.
 """
 
-import os
-import re
-import sys
-
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from lib import env, hugepages, runner, testpmd, topo, traffic  # noqa: E402
+from afxdp_test import dpdk_output, env, hugepages, runner, testpmd, topo, traffic
 
 SIZES = traffic.SIZES
 FRAMES = 300
@@ -34,19 +29,9 @@ def proc_info(ns, tp, what):
     return testpmd.run_secondary(ns, argv, timeout=SECONDARY_TIMEOUT)
 
 
-def parse_stats(out):
-    m = re.search(r"NIC statistics for port 0.*?\n(.*?)Stats reg", out, re.S)
-    return testpmd.parse_port_stats(m.group(1)) if m else {}
-
-
-def parse_xstats(out):
-    m = re.search(r"NIC extended statistics for port 0.*?\n#+\n(.*)", out, re.S)
-    return testpmd.parse_xstats(m.group(1)) if m else {}
-
-
 def check_secondary(t, ns, tp, frames, round_):
     rc, out = proc_info(ns, tp, "--stats")
-    stats = parse_stats(out)
+    stats = dpdk_output.port_stats(out).get(0, {})
     ok = t.equal(rc, 0, "dpdk-proc-info --stats (%s) exit code" % round_)
     ok &= t.check(bool(stats), "dpdk-proc-info --stats (%s) printed port 0 stats" % round_)
     t.equal(stats.get("RX-packets"), frames, "RX-packets seen by the secondary (%s)" % round_)
@@ -56,7 +41,7 @@ def check_secondary(t, ns, tp, frames, round_):
         env.log(out[-3000:])
 
     rc, out = proc_info(ns, tp, "--xstats")
-    xstats = parse_xstats(out)
+    xstats = dpdk_output.xstats(out).get(0, {})
     ok = t.equal(rc, 0, "dpdk-proc-info --xstats (%s) exit code" % round_)
     ok &= t.check(bool(xstats), "dpdk-proc-info --xstats (%s) printed port 0 xstats" % round_)
     t.equal(xstats.get("rx_good_packets"), frames,

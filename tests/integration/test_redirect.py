@@ -19,10 +19,8 @@ list BPF_FUNC_redirect_xsk in enum bpf_func_id (our patched kernel) or not
 
 import os
 import re
-import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from lib import env, runner, testpmd, topo  # noqa: E402
+from afxdp_test import env, runner, testpmd, topo
 
 FRAMES = 1000
 

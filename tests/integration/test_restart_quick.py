@@ -21,12 +21,9 @@ blames another user. A start retried at once after a failed start (e.g.
 after removing a foreign program as the driver advises) fails the same way.
 """
 
-import os
-import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from lib import env, runner, testpmd, topo, traffic  # noqa: E402
+from afxdp_test import dpdk_output, env, runner, testpmd, topo, traffic
 
 CYCLES = 20
 RECOVER_TRIES = 20           # starting a port a failure left stopped, RECOVER_GAP apart
@@ -47,7 +44,7 @@ def main(t):
                 out = tp.cmd("port start 0")
                 if "Fail to start port" in out:
                     failed.append(i)
-                    why = testpmd.problem_lines(out)
+                    why = dpdk_output.problem_lines(out)
                     env.log("cycle %d: %s" % (i, "; ".join(why)))
             t.check(not failed, "port 0 restarted back to back %d times: %d failed to start%s"
                     % (CYCLES, len(failed), " (cycles %s)" % failed if failed else ""))

@@ -13,9 +13,7 @@ program still attached to one of its interfaces: a leak the test reports.
 """
 
 import json
-import os
 import re
-import time
 
 from . import cleanup, env
 
@@ -146,18 +144,7 @@ class Netns:
             return
         env.log("netns %s: ending leftover processes %s" % (self.name, pids))
         LEAKS.append("processes left in netns %s: %s" % (self.name, pids))
-        for sig in (15, 9):
-            for p in pids:
-                try:
-                    os.kill(p, sig)
-                except ProcessLookupError:
-                    pass
-            deadline = env.deadline(5)
-            while time.monotonic() < deadline and self.pids():
-                time.sleep(0.1)
-            pids = self.pids()
-            if not pids:
-                return
+        env.end_pids(pids)
 
     def _check_xdp(self):
         for ifc in self.ifaces:
