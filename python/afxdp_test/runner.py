@@ -1,6 +1,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Runs one test script: preconditions, outcome, cleanup, leftover check.
 
+Ours, not pytest's: meson reads exit codes (pytest exits 0 when every test
+skipped, not 77), one script is one meson test, and the soft checks
+(Test.check) report every mismatch of a run at once, which assert cannot.
+
 Exit codes (meson's convention): 0 pass, 1 fail, 77 skip, 99 harness error.
 After the test, whatever it created has been removed; anything of the run
 still present (netns, interface, process, mount, XDP program, EAL files)

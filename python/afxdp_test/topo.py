@@ -1,6 +1,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Network namespaces and veth pairs, named after the run id, always removed.
 
+Ours, with ip(8), not pyroute2's: every command is logged and can be re-run
+by hand, and pyroute2's NetNS forks a helper process per namespace that an
+interrupted test would leave behind.
+
     with Topology() as topo:
         dut = topo.netns("dut")
         gen = topo.netns("gen")
