@@ -271,7 +271,9 @@ class TestPmd:
     def kill(self):
         """End testpmd: `quit` first (testpmd closes its ports, so the driver
         detaches its XDP program; typed ahead, it also works while testpmd is
-        still starting, when it ignores SIGTERM), then SIGTERM, then SIGKILL."""
+        still starting, when it ignores SIGTERM), then SIGTERM, then SIGKILL.
+        Not env.end_process: `quit` comes first, the signals go to testpmd's
+        session, and its pty is drained meanwhile (a full pty blocks it)."""
         if self.proc is None or self.proc.poll() is not None:
             self._reap(1)
             return
