@@ -26,7 +26,8 @@ import sys
 import time
 
 # Everything a run creates is named after its run id, so concurrent runs do
-# not collide and leftovers can be found (and reaped: see ../cleanup.py).
+# not collide and leftovers can be found (and reaped:
+# tests/integration/cleanup.py).
 RUN_ROOT = "/run/af-xdp-direct"
 NETNS_PREFIX = "afxt-"          # netns  afxt-<rid>-<role>
 IFACE_PREFIX = "ax"             # veth   ax<rid><role>  (<= 15 characters)
@@ -90,7 +91,8 @@ def run_id():
 
 def run_dir():
     """/run/af-xdp-direct/<rid>: root-owned, 0755, removed at the end of the run.
-    Holds the owner's pid (for ../cleanup.py --stale), mounts and staged files."""
+    Holds the owner's pid (for tests/integration/cleanup.py --stale), mounts
+    and staged files."""
     d = os.path.join(RUN_ROOT, run_id())
     if not os.path.isdir(d):
         os.makedirs(RUN_ROOT, mode=0o755, exist_ok=True)

@@ -48,7 +48,7 @@ class _Lock:
 
 def give_back(pages):
     """Remove `pages` from the pool (never below zero). Used by release and by
-    ../cleanup.py for a run that died."""
+    tests/integration/cleanup.py for a run that died."""
     with _Lock():
         nr = _read(NR_PATH)
         _write(NR_PATH, max(nr - pages, 0))

@@ -2,8 +2,9 @@
 """Finding, and removing, what a run left behind: its namespaces (and the
 processes and veths in them), hugetlbfs mount and hugepages, EAL runtime
 directories, staged plugins, and its run directory. The runner checks
-`leftovers(rid)` after every test; ../cleanup.py calls `reap` for runs that
-were killed (SIGKILL leaves no chance to clean up) or kept with AFXDP_KEEP."""
+`leftovers(rid)` after every test; tests/integration/cleanup.py calls `reap`
+for runs that were killed (SIGKILL leaves no chance to clean up) or kept
+with AFXDP_KEEP."""
 
 import os
 import shutil
