@@ -27,15 +27,13 @@ import subprocess
 import sys
 import time
 
+# afxdp_test, the tests' library, comes from <top>/python (PYTHONPATH:
+# scripts/bench.sh and meson set it); benchlib from beside this file.
+from afxdp_test import cleanup, env, hugepages, reap
+from benchlib import machine, parse, report, scenario, stats
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(HERE)
-sys.path.insert(0, HERE)
-sys.path.insert(0, os.path.join(TOP, "tests", "integration"))
-# The stock runs must load no plugin: the test library adds AFXDP_PLUGIN's.
-os.environ.pop("AFXDP_PLUGIN", None)
-
-from lib import cleanup, env, hugepages, reap  # noqa: E402
-from benchlib import machine, parse, report, scenario, stats  # noqa: E402
 
 CONFIG_ORDER = list(scenario.CONFIGS)
 PLACEMENT_ORDER = list(machine.PLACEMENTS)
@@ -212,6 +210,8 @@ def busy_text(procs):
 
 def main(argv):
     a = options(argv)
+    # The stock runs must load no plugin: the test library adds AFXDP_PLUGIN's.
+    os.environ.pop("AFXDP_PLUGIN", None)
     if os.geteuid() != 0:
         sys.exit("bench: run as root (network namespaces, veths, XDP programs, AF_XDP sockets)")
     t = tools(a)
@@ -247,7 +247,7 @@ def main(argv):
                               gen_cpu=a.gen_cpu, dut_cpu=a.dut_cpu, near_ns=a.near_ns,
                               gen=t["gen"], bench_xdp=t["bench_xdp"], pingpong=t["pingpong"],
                               l2fwd=t["l2fwd"], l2fwd_xdp=t["l2fwd_xdp"],
-                              plugin=scenario.stage_plugin(t["plugin"], env.run_dir()), logs=logs,
+                              plugin=env.stage_plugin(t["plugin"]), logs=logs,
                               devargs={"stock": a.stock_devargs, "ours": a.ours_devargs})
         meta["settings"] = s
         log("plugin %s (staged from %s)" % (s.plugin, t["plugin"]))

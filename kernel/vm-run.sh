@@ -20,7 +20,9 @@
 # AFXDP_VM_HUGEPAGES 2 MB pages reserved, lo up. Everything else is the host's
 # and read-only; $AFXDP_VM_RESULTS is a writable directory whose content is
 # copied to the host directory AFXDP_VM_RESULTS_DIR, when that is set, once
-# the VM has ended. Environment variables named AFXDP_* are passed in.
+# the VM has ended. Environment variables named AFXDP_* are passed in, and
+# PYTHONPATH (the tests' library, python/, is on the host's root, which the
+# guest sees at the same path).
 #
 # Settings (environment):
 #   AFXDP_VM_KERNEL     a bzImage to boot instead of the cached one
@@ -98,8 +100,8 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-# The AFXDP_* environment, for the guest's init and the job.
-env | grep -E '^AFXDP_[A-Za-z0-9_]*=' | while IFS= read -r kv; do
+# The AFXDP_* environment and PYTHONPATH, for the guest's init and the job.
+env | grep -E '^(AFXDP_[A-Za-z0-9_]*|PYTHONPATH)=' | while IFS= read -r kv; do
 	echo "export $(printf %q "$kv")"
 done >"$share/env.sh"
 # The job: run from the current directory.

@@ -25,4 +25,6 @@ echo "== set-up and build (scripts/setup.sh)"
 py=/usr/bin/python3
 [ -x "$py" ] || py=python3
 echo "== benchmark (bench/run.py $*)"
+# The tests' library (python/afxdp_test), which the benchmark builds on.
+export PYTHONPATH=$top/python${PYTHONPATH:+:$PYTHONPATH}
 exec "$py" "$top/bench/run.py" --build "$build_dir" "$@"

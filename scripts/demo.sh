@@ -110,17 +110,17 @@ echo "quit" >&3
 wait "$testpmd_pid" || true
 testpmd_pid=""
 
-python3 - "$work/testpmd.log" "$gen_json" "$seconds" "$driver" <<'EOF'
-import json, re, sys
+PYTHONPATH=$top/python python3 - "$work/testpmd.log" "$gen_json" "$seconds" "$driver" <<'EOF'
+import json, sys
+from afxdp_test import dpdk_output
 log = open(sys.argv[1]).read()
 gen = json.loads(sys.argv[2])
 seconds = float(sys.argv[3])
-def last(pattern, default="?"):
-    m = re.findall(pattern, log)
-    return m[-1] if m else default
-rx = int(last(r"RX-packets:\s+(\d+)", "0"))
-missed = int(last(r"RX-missed:\s+(\d+)", "0"))
-cpp = last(r"CPU cycles/packet=([\d.]+)")
+port = dpdk_output.port_stats(log).get(0, {})
+rx = port.get("RX-packets", 0)
+missed = port.get("RX-missed", 0)
+cycles = dpdk_output.fwd_stats(log)["cycles"]
+cpp = "%.2f" % cycles["cycles_per_packet"] if cycles else "?"
 sent = int(gen.get("sent", 0))
 print("\n== result (%s)" % sys.argv[4])
 print("  frames sent by afxdp-gen      %12d  (%.2f Mpps over %.1f s)" % (sent, sent / gen.get("seconds", seconds) / 1e6, gen.get("seconds", seconds)))
@@ -128,7 +128,7 @@ print("  frames received by testpmd    %12d  (%.1f%% of sent)" % (rx, 100.0 * rx
 print("  missed (kernel: socket full)  %12d" % missed)
 print("  receive rate                  %12.2f Mpps" % (rx / gen.get("seconds", seconds) / 1e6))
 print("  testpmd core, cycles/packet   %12s  (userspace only; the kernel's receive work runs on the sender's core on veth)" % cpp)
-xstats = dict(re.findall(r"^(rx_q0_[a-z_]+): (\d+)$", log, re.M))
+xstats = dpdk_output.xstats(log).get(0, {})
 if "rx_q0_full_batches" in xstats:
     print("  driver: batches of 64 %s, shorter %s; kernel: dropped %s, Rx ring full %s, fill ring empty %s"
           % (xstats["rx_q0_full_batches"], xstats["rx_q0_partial_batches"], xstats["rx_q0_dropped"],

@@ -19,24 +19,19 @@ arrive at d0. The device under test (DUT) is on d0 (and d1):
 
 testpmd runs with Debian's stock net_af_xdp or, with -d, ours; nothing else
 differs between the two. The namespaces, veths, XDP programs and processes
-are removed when the Bench ends, however it ends (tests/integration/lib's
-clean-up stack).
+are removed when the Bench ends, however it ends (afxdp_test's clean-up
+stack).
 """
 
 import json
 import os
-import select
-import shutil
 import signal
-import subprocess
-import sys
 import time
 
-# The integration tests' library: namespaces and veths (topo), testpmd on a
-# pseudo-terminal (testpmd), the clean-up stack (cleanup), commands (env).
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__)))), "tests", "integration"))
-from lib import cleanup, env, testpmd, topo  # noqa: E402
+# The tests' library: namespaces and veths (topo), testpmd on a
+# pseudo-terminal (testpmd) and its output (dpdk_output), the l2fwd example's
+# programs (l2fwd), the clean-up stack (cleanup), commands (env).
+from afxdp_test import cleanup, dpdk_output, env, l2fwd, testpmd, topo
 
 from . import machine, parse
 
@@ -251,7 +246,7 @@ class Bench:
             else:
                 self._run_kernel(item, cfg, row)
             row["pp_after_ns"] = machine.pingpong(self.s.pingpong, pp)
-        except (RunError, testpmd.TestPmdError, env.HarnessError, ValueError, KeyError) as e:
+        except (RunError, env.Failure, env.HarnessError, ValueError, KeyError) as e:
             row["error"] = str(e).splitlines()[0][:300]
             self.log("run %s failed: %s" % (run_name(item), e))
         row["placement_class"] = machine.classify(row.get("pp_before_ns"), row.get("pp_after_ns"),
@@ -268,25 +263,20 @@ class Bench:
             vdevs.append("net_af_xdp1,iface=%s%s" % (self.d1.name, extra))
         app = ["--rxd=%d" % s.rxd, "--txd=%d" % s.txd, "--burst=%d" % s.burst,
                "--record-core-cycles", "--record-burst-stats"]
-        tp = testpmd.TestPmd(self.dut_ns, vdevs, fwd=cfg["fwd"], total_mbufs=s.mbufs,
-                             app_extra=app, label="testpmd[%s %s]" % (item["driver"], cfg["fwd"]))
-        extra = ["--main-lcore", str(s.gen_cpu), testpmd.LOG_INFO]
+        eal = ["--main-lcore", str(s.gen_cpu), testpmd.LOG_INFO]
         if item["driver"] == "ours":
-            extra += ["-d", s.plugin]
-        tp.argv = ([env.testpmd_path()]
-                   + testpmd.eal_args(self.dut_ns, vdevs, file_prefix=tp.file_prefix,
-                                      huge_dir=s.huge_dir, mem_mb=s.mem_mb if s.huge_dir else None,
-                                      lcores="%d,%d" % (s.gen_cpu, s.dut_cpu), extra=extra)
-                   + ["--", "-i", "--forward-mode=%s" % cfg["fwd"], "--nb-cores=1",
-                      "--total-num-mbufs=%d" % s.mbufs] + app)
-        return tp
+            eal += ["-d", s.plugin]
+        return testpmd.TestPmd(self.dut_ns, vdevs, fwd=cfg["fwd"], total_mbufs=s.mbufs,
+                               huge_dir=s.huge_dir, mem_mb=s.mem_mb if s.huge_dir else None,
+                               lcores="%d,%d" % (s.gen_cpu, s.dut_cpu), eal_extra=eal,
+                               app_extra=app, label="testpmd[%s %s]" % (item["driver"], cfg["fwd"]))
 
     def _run_testpmd(self, item, cfg, row):
         tp = self._testpmd(item, cfg)
         tp.report = False
         try:
             with tp:
-                info = parse.parse_startup(tp.startup_output)
+                info = dpdk_output.startup(tp.startup_output)
                 want = "af_xdp_direct" if item["driver"] == "ours" else "stock"
                 if not (info["driver"] or "").startswith(want):
                     raise RunError("testpmd probed the port with %s, not the %s driver"
@@ -303,7 +293,7 @@ class Bench:
                 tp.quit()
         finally:
             self._save(item, tp.transcript)
-        fwd = parse.parse_fwd_stats(stop)
+        fwd = dpdk_output.fwd_stats(stop)
         if 0 not in fwd["ports"]:
             raise RunError("cannot read the forward statistics at stop:\n%s" % stop[-800:])
         p0 = fwd["ports"][0]
@@ -320,8 +310,8 @@ class Bench:
             c = fwd["cycles"]
             row.update({"cycles_per_packet": c["cycles_per_packet"], "busy_cycles": c["total_cycles"],
                         "cycles_packets": c["packets"], "tsc_mhz": c["mhz"]})
-        xs = parse.parse_xstats(xstats)
-        ps = parse.parse_port_stats(stats)
+        xs = dpdk_output.xstats(xstats)
+        ps = dpdk_output.port_stats(stats)
         self._save(item, json.dumps({"gen": g, "fwd": fwd, "port_stats": ps, "xstats": xs},
                                     indent=1, sort_keys=True), suffix=".json")
 
@@ -338,83 +328,52 @@ class Bench:
             row["forwarded"] = row["sink_rx"]
         self._save(item, json.dumps({"gen": g}, indent=1, sort_keys=True), suffix=".json")
 
-    def _l2fwd_argv(self, item, cfg, prefix):
+    def _l2fwd(self, item, cfg):
         s = self.s
+        ports = [self.d0, self.d1]
         if cfg["kind"] == "l2fwd-xdp":
             # The bare fast path: no tracing program at each DEVMAP flush.
-            return [s.l2fwd_xdp, "-T", "0", "--json", "--no-tracing", self.d0.name, self.d1.name]
-        argv = ["taskset", "-c", str(s.dut_cpu), s.l2fwd, "-l", str(s.dut_cpu), "--no-pci",
-                "--file-prefix", prefix]
-        argv += (["--huge-dir", s.huge_dir, "-m", str(s.mem_mb)] if s.huge_dir
-                 else ["--no-huge", "-m", "512"])
-        argv.append(testpmd.LOG_INFO)      # our driver's choices, for the report
+            return l2fwd.Forwarder.xdp(self.dut_ns, ports, ["-T", "0", "--json", "--no-tracing"],
+                                       path=s.l2fwd_xdp)
+        eal = [testpmd.LOG_INFO]        # our driver's choices, for the report
         if item["driver"] == "ours":
-            argv += ["-d", s.plugin]
-        extra = s.devargs.get(item["driver"]) or ""
-        extra = ("," + extra) if extra else ""
-        argv += ["--vdev", "net_af_xdp0,iface=%s%s" % (self.d0.name, extra),
-                 "--vdev", "net_af_xdp1,iface=%s%s" % (self.d1.name, extra),
-                 "--", "-q", "2", "-T", "0", "--json", "--burst", str(min(s.burst, 64)),
-                 "--rxd", str(s.rxd), "--txd", str(s.txd)]
-        return argv
+            eal += ["-d", s.plugin]
+        app = ["-q", "2", "-T", "0", "--json", "--burst", str(min(s.burst, 64)),
+               "--rxd", str(s.rxd), "--txd", str(s.txd)]
+        return l2fwd.Forwarder.dpdk(self.dut_ns, ports, app, lcores=str(s.dut_cpu), eal_extra=eal,
+                                    devargs=s.devargs.get(item["driver"]) or "",
+                                    huge_dir=s.huge_dir, mem_mb=s.mem_mb if s.huge_dir else None,
+                                    path=s.l2fwd, wrapper=["taskset", "-c", str(s.dut_cpu)])
 
     def _run_l2fwd(self, item, cfg, row):
         """The l2fwd example (or its kernel twin) forwarding d0 -> d1 while
         afxdp-gen sends: started, waited for ("forwarding"), measured, then
         stopped with SIGINT; its final JSON line is its own count."""
-        prefix = testpmd.new_file_prefix()
-        p = env.popen(["ip", "netns", "exec", self.dut_ns.name] + self._l2fwd_argv(item, cfg, prefix),
-                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT, bufsize=0)
-        out = []
+        fwd = self._l2fwd(item, cfg)
         try:
-            self._wait_line(p, out, ": forwarding", 60)
+            fwd.start()
             napi = self._pin(item["placement"])
-            tids = machine.threads_on(p.pid, self.s.dut_cpu, "") if cfg["kind"] == "l2fwd" else ()
+            tids = machine.threads_on(fwd.proc.pid, self.s.dut_cpu, "") \
+                if cfg["kind"] == "l2fwd" else ()
             g = self._measure(row, napi, tids[:1])
-            p.send_signal(signal.SIGINT)
-            rest, _ = p.communicate(timeout=env.scaled(30))
-            out.append(rest.decode(errors="replace"))
+            fwd.stop(signal.SIGINT)
+            text = fwd.output()
         finally:
-            if p.poll() is None:
-                env.end_process(p)
-            # EAL leaves its runtime directory, as after any DPDK application.
-            testpmd.remove_runtime_dir(prefix)
-            self._save(item, "".join(out))
-        text = "".join(out)
+            self._save(item, fwd.output())
+            fwd.close()     # ended if still running; EAL's runtime directory removed
         if cfg["kind"] == "l2fwd":
-            info = parse.parse_startup(text)
+            info = dpdk_output.startup(text)
             row.update({"redirect": info["redirect"], "rx_path": info["rx_path"],
                         "xdp_mode": info["xdp_mode"]})
-        final = parse.parse_l2fwd_final(text)
+        final = l2fwd.final_totals(text)
         if final is None:
-            raise RunError("no final statistics from %s (exit %s)" % (cfg["kind"], p.returncode))
+            raise RunError("no final statistics from %s (exit %s)" % (cfg["kind"], fwd.returncode))
         # The program's own totals include the warm-up: the window's figures
         # come from the interfaces (d0 received, s0 at the far end).
         row["received"] = row["kernel_rx"]
         row["forwarded"] = row["sink_rx"]
         self._save(item, json.dumps({"gen": g, "final": final}, indent=1, sort_keys=True),
                    suffix=".json")
-
-    @staticmethod
-    def _wait_line(p, out, needle, timeout):
-        """Read p's output (raw, so that nothing waits in a Python buffer
-        that select() cannot see) until a line contains needle."""
-        fd = p.stdout.fileno()
-        deadline = env.deadline(timeout)
-        text = ""
-        while time.monotonic() < deadline:
-            ready, _, _ = select.select([fd], [], [], 0.2)
-            chunk = os.read(fd, 65536).decode(errors="replace") if ready else ""
-            if ready and not chunk:
-                p.wait()
-                out.append(text)
-                raise RunError("exited (%d) before forwarding:\n%s" % (p.returncode, text[-800:]))
-            text += chunk
-            if needle in text:
-                out.append(text)
-                return
-        out.append(text)
-        raise RunError("not forwarding after %d s:\n%s" % (timeout, text[-800:]))
 
     def _save(self, item, text, suffix=".txt"):
         if not self.s.logs:
@@ -447,23 +406,3 @@ def derive(row, cfg):
     row["delivered_share"] = round(delivered / row["built"], 4) if row["built"] else 0
     row["bound"] = "generator" if row["delivered_share"] >= GEN_BOUND_SHARE else "DUT"
     return row
-
-
-def stage_plugin(plugin, run_dir):
-    """A path EAL will load the plugin from: EAL refuses a plugin under a
-    world-writable directory (/tmp, ...); such a plugin is copied into the
-    run's root-owned directory, removed with the run."""
-    real = os.path.realpath(plugin)
-    d = os.path.dirname(real)
-    while True:
-        if os.stat(d).st_mode & 0o002:
-            break
-        if d == "/":
-            return real
-        d = os.path.dirname(d)
-    dst_dir = os.path.join(run_dir, "plugins")
-    os.makedirs(dst_dir, mode=0o755, exist_ok=True)
-    dst = os.path.join(dst_dir, os.path.basename(real))
-    shutil.copy2(real, dst)
-    os.chmod(dst, 0o755)
-    return dst

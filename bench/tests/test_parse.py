@@ -11,13 +11,12 @@ data/txonly.log and data/multiqueue.log are app/testpmd/run.sh's raw output
 """
 
 import os
-import sys
 import unittest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.dirname(HERE))
+from afxdp_test import dpdk_output, l2fwd
+from benchlib import parse, report, scenario, stats
 
-from benchlib import parse, report, scenario, stats  # noqa: E402
+HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def data(name):
@@ -27,7 +26,7 @@ def data(name):
 
 class FwdStats(unittest.TestCase):
     def test_stock_rxonly_last_stop(self):
-        f = parse.parse_fwd_stats(data("stock-rxonly.txt"))
+        f = dpdk_output.fwd_stats(data("stock-rxonly.txt"))
         # The measured stop, not the warm-up's (43.79 cycles/packet, 344270 packets).
         p0 = f["ports"][0]
         self.assertEqual({k: p0[k] for k in ("rx_packets", "rx_dropped", "rx_total", "tx_packets",
@@ -42,7 +41,7 @@ class FwdStats(unittest.TestCase):
                                        "mode": "rxonly", "packets": 986802, "mhz": 2600})
 
     def test_ours_rxonly(self):
-        f = parse.parse_fwd_stats(data("ours-rxonly.txt"))
+        f = dpdk_output.fwd_stats(data("ours-rxonly.txt"))
         self.assertEqual(f["ports"][0]["rx_packets"], 956608)
         self.assertEqual(f["ports"][0]["rx_dropped"], 0)
         self.assertEqual(f["ports"][0]["rx_bursts"], 44273540)
@@ -52,7 +51,7 @@ class FwdStats(unittest.TestCase):
     def test_io_two_ports(self):
         for name, rx, tx, cpp in (("stock-io.txt", 81995, 81995, 3498.44),
                                   ("ours-io.txt", 129472, 129472, 5845.15)):
-            f = parse.parse_fwd_stats(data(name))
+            f = dpdk_output.fwd_stats(data(name))
             self.assertEqual(sorted(f["ports"]), [0, 1], name)
             self.assertEqual(f["ports"][0]["rx_packets"], rx, name)
             self.assertEqual(f["ports"][1]["tx_packets"], tx, name)
@@ -66,57 +65,57 @@ class FwdStats(unittest.TestCase):
 
     def test_cycles_is_busy_over_packets(self):
         for name in ("stock-rxonly.txt", "ours-rxonly.txt", "stock-io.txt", "ours-io.txt"):
-            c = parse.parse_fwd_stats(data(name))["cycles"]
+            c = dpdk_output.fwd_stats(data(name))["cycles"]
             self.assertAlmostEqual(c["cycles_per_packet"], c["total_cycles"] / c["packets"], places=1)
 
     def test_txonly_counts_tx(self):
-        f = parse.parse_fwd_stats(data("txonly.log"))
+        f = dpdk_output.fwd_stats(data("txonly.log"))
         self.assertEqual(f["cycles"]["mode"], "txonly")
         self.assertEqual(f["cycles"]["packets"], f["total"]["tx_packets"])
         self.assertGreater(f["cycles"]["packets"], 0)
 
     def test_multiqueue_streams_are_not_ports(self):
         # Two streams (one per queue) print their own blocks before the port's.
-        f = parse.parse_fwd_stats(data("multiqueue.log"))
+        f = dpdk_output.fwd_stats(data("multiqueue.log"))
         self.assertEqual(list(f["ports"]), [0])
         self.assertEqual(f["ports"][0]["rx_packets"], 546048 + 206976)
         self.assertEqual(f["ports"][0]["rx_dropped"], 749248)
         self.assertEqual(f["cycles"]["packets"], 753024)
 
     def test_no_stop(self):
-        f = parse.parse_fwd_stats("testpmd> show port info 0\n")
+        f = dpdk_output.fwd_stats("testpmd> show port info 0\n")
         self.assertEqual(f, {"ports": {}, "total": None, "cycles": None})
 
     def test_escapes_and_carriage_returns(self):
         raw = data("stock-rxonly.txt").replace("\n", "\r\n").replace("testpmd> ", "\x1b[Ktestpmd> ")
-        self.assertEqual(parse.parse_fwd_stats(raw), parse.parse_fwd_stats(data("stock-rxonly.txt")))
+        self.assertEqual(dpdk_output.fwd_stats(raw), dpdk_output.fwd_stats(data("stock-rxonly.txt")))
 
 
 class PortStats(unittest.TestCase):
     def test_cumulative_since_port_start(self):
         # show port stats counts since the port started: warm-up + measured.
-        st = parse.parse_port_stats(data("stock-rxonly.txt"))
-        self.assertEqual(st[0]["rx_packets"], 344270 + 986802)
-        self.assertEqual(st[0]["rx_missed"], 107328)
-        self.assertEqual(st[0]["rx_bytes"], 64 * st[0]["rx_packets"])
-        self.assertNotIn("rx_pps", st[0])
+        st = dpdk_output.port_stats(data("stock-rxonly.txt"))
+        self.assertEqual(st[0]["RX-packets"], 344270 + 986802)
+        self.assertEqual(st[0]["RX-missed"], 107328)
+        self.assertEqual(st[0]["RX-bytes"], 64 * st[0]["RX-packets"])
+        self.assertNotIn("Rx-pps", st[0])
 
     def test_io_both_ports(self):
-        st = parse.parse_port_stats(data("ours-io.txt"))
-        self.assertEqual(st[1]["tx_packets"], st[0]["rx_packets"])
-        self.assertEqual(st[1]["tx_bytes"], 64 * st[1]["tx_packets"])
+        st = dpdk_output.port_stats(data("ours-io.txt"))
+        self.assertEqual(st[1]["TX-packets"], st[0]["RX-packets"])
+        self.assertEqual(st[1]["TX-bytes"], 64 * st[1]["TX-packets"])
 
 
 class XStats(unittest.TestCase):
     def test_stock(self):
-        xs = parse.parse_xstats(data("stock-io.txt"))
+        xs = dpdk_output.xstats(data("stock-io.txt"))
         self.assertEqual(sorted(xs), [0, 1])
         self.assertEqual(len(xs[0]), 13)
         self.assertEqual(xs[0]["rx_missed_errors"], 139840)
         self.assertNotIn("rx_q0_full_batches", xs[0])
 
     def test_ours(self):
-        xs = parse.parse_xstats(data("ours-rxonly.txt"))
+        xs = dpdk_output.xstats(data("ours-rxonly.txt"))
         x = xs[0]
         for name in ("rx_q0_full_batches", "rx_q0_partial_batches", "rx_q0_wakeups",
                      "rx_q0_ring_full", "rx_q0_fill_ring_empty_descs", "tx_q0_wakeups",
@@ -133,7 +132,7 @@ class XStats(unittest.TestCase):
 
 class Startup(unittest.TestCase):
     def test_ours(self):
-        s = parse.parse_startup(data("ours-io.txt"))
+        s = dpdk_output.startup(data("ours-io.txt"))
         self.assertEqual(s["driver"], "af_xdp_direct 0.1.0")
         self.assertEqual(s["redirect"], "map")
         self.assertEqual(s["rx_path"], "x86-64-v3 (AVX2, BMI2)")
@@ -142,7 +141,7 @@ class Startup(unittest.TestCase):
         self.assertIs(s["dispatcher"], False)
 
     def test_stock(self):
-        s = parse.parse_startup(data("stock-rxonly.txt"))
+        s = dpdk_output.startup(data("stock-rxonly.txt"))
         self.assertEqual(s["driver"], "stock")
         self.assertIsNone(s["redirect"])
         self.assertIsNone(s["rx_path"])
@@ -289,13 +288,13 @@ class L2fwd(unittest.TestCase):
         '{"port":1,"rx":5,"tx":2690000,"dropped":10000,"mpps":0.0}]}\n')
 
     def test_final_line(self):
-        f = parse.parse_l2fwd_final(self.OUT)
+        f = l2fwd.final_totals(self.OUT)
         self.assertEqual(f["program"], "l2fwd-af-xdp")
         self.assertEqual((f["rx"], f["tx"], f["dropped"]), (2700005, 2690005, 10000))
 
     def test_no_final_line(self):
-        self.assertIsNone(parse.parse_l2fwd_final(self.OUT.split("stopped")[0]))
-        self.assertIsNone(parse.parse_l2fwd_final('{"program":"x","final":true,'))
+        self.assertIsNone(l2fwd.final_totals(self.OUT.split("stopped")[0]))
+        self.assertIsNone(l2fwd.final_totals('{"program":"x","final":true,'))
 
 
 class Schedule(unittest.TestCase):

@@ -2,9 +2,11 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Smoke run of the benchmark: bench/run.py --smoke (one repeat of 0.3 s of
 every configuration, both placements, stock and ours) must finish, write its
-table, CSVs (and the plot where matplotlib is importable), every run must
-have its counts, and nothing may be left behind. No figure is asserted: the
-machine is shared and the run is short.
+table, CSVs (and the plot where matplotlib is importable), every run its
+schedule plans (run.schedule, so the count follows the configurations) must
+be in runs.csv with its counts, and nothing may be left behind
+(afxdp_test.reap's leftover check). No figure is asserted: the machine is
+shared and the run is short.
 
     test_smoke.py --build <meson build dir>
 
@@ -23,21 +25,17 @@ import subprocess
 import sys
 import tempfile
 
+import run                   # bench/run.py (PYTHONPATH): what --smoke plans
+from afxdp_test import env, reap
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 RUN = os.path.join(os.path.dirname(HERE), "run.py")
-STOCK_PMD_GLOB = "/usr/lib/*/dpdk/pmds-*/librte_net_af_xdp.so*"
 TIMEOUT = 240                # only against a hang
 
 
 def skip(why):
     print("SKIP: %s" % why)
     sys.exit(77)
-
-
-def netns_and_links():
-    """The network namespaces present."""
-    ns = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
-    return {line.split()[0] for line in ns.splitlines() if line.strip()}
 
 
 def main():
@@ -48,8 +46,10 @@ def main():
         skip("needs root (network namespaces, veths, XDP, AF_XDP)")
     if not shutil.which("dpdk-testpmd"):
         skip("dpdk-testpmd not found (Debian package dpdk)")
-    if not glob.glob(STOCK_PMD_GLOB):
-        skip("Debian's stock net_af_xdp is not installed (%s)" % STOCK_PMD_GLOB)
+    if not glob.glob(env.STOCK_PMD_GLOB):
+        skip("Debian's stock net_af_xdp is not installed (%s)" % env.STOCK_PMD_GLOB)
+    planned = run.schedule(run.options(["--smoke"]))
+    configs = sorted({i["config"] for i in planned})
 
     failures = []
 
@@ -86,8 +86,11 @@ def main():
         check("| configuration | driver | placement |" in output, "the table is printed")
         runs_csv = os.path.join(out, "runs.csv")
         rows = list(csv.DictReader(open(runs_csv))) if os.path.exists(runs_csv) else []
-        check(len(rows) == 18, "runs.csv has 18 runs (6 configurations, 2 placements, 2 drivers "
-              "for the DPDK ones): %d" % len(rows))
+        check(len(rows) == len(planned), "runs.csv has the %d runs --smoke plans (%d "
+              "configurations, both placements, stock and ours for the DPDK ones): %d"
+              % (len(planned), len(configs), len(rows)))
+        check(sorted({r["config"] for r in rows}) == configs,
+              "runs.csv has every configuration: %s" % ", ".join(configs))
         for r in rows:
             name = "%s %s %s" % (r["config"], r["driver"], r["placement"])
             check(not r["error"], "run %s: no error%s" % (name, (": " + r["error"]) if r["error"] else ""))
@@ -106,13 +109,11 @@ def main():
         check(m is not None, "run.py printed its run id")
         if m:
             rid = m.group(1)
-            left = [n for n in netns_and_links() if n.startswith("afxt-%s-" % rid)]
-            check(not left, "no network namespace of the run left behind: %s" % left)
-            dpdk = "/var/run/dpdk"
-            left = [d for d in (os.listdir(dpdk) if os.path.isdir(dpdk) else [])
-                    if d.startswith("afxt-%s-" % rid)]
-            check(not left, "no EAL runtime directory of the run left behind: %s" % left)
-            check(not os.path.exists("/run/af-xdp-direct/%s" % rid), "the run directory is gone")
+            left = reap.leftovers(rid)
+            check(not left, "nothing of run %s left behind (netns, interfaces, processes, "
+                  "mounts, EAL files, run directory): %s" % (rid, left))
+            if left:
+                reap.reap(rid)
         check("left behind" not in output, "run.py found nothing of its own left behind")
     finally:
         shutil.rmtree(out, ignore_errors=True)

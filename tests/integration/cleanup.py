@@ -15,8 +15,7 @@ hugepages, EAL runtime files and run directory in place.
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from lib import reap  # noqa: E402
+from afxdp_test import reap
 
 
 def main(argv):

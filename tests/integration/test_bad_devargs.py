@@ -17,11 +17,7 @@ devargs at probe (failing later, or never) and has no `mode`: the summary at
 the end lists which rows fail and why.
 """
 
-import os
-import sys
-
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from lib import env, runner, testpmd, topo  # noqa: E402
+from afxdp_test import env, runner, testpmd, topo
 
 # --- the cases: adjust the substrings to the driver's messages -----------------
 # (devargs after "net_af_xdp0," -- "{iface}" is a 1-queue veth in the test's

@@ -14,11 +14,7 @@ contain NOTICE_TEXT:
 The log level separates a warning from an info line: DPDK prints no level.
 """
 
-import os
-import sys
-
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from lib import env, runner, testpmd, topo, traffic  # noqa: E402
+from afxdp_test import dpdk_output, env, runner, testpmd, topo, traffic
 
 NOTICE_TEXT = "busy polling has no effect"
 # (devargs after iface=, log level of pmd.net.af_xdp, NOTICE_TEXT expected,
@@ -49,7 +45,7 @@ def main(t):
                     env.log("    | %s" % ln)
                 if expected:
                     t.check(bool(lines), "%s: the start-up output says %r" % (what, NOTICE_TEXT),
-                            "\n".join(testpmd.problem_lines(tp.startup_output)))
+                            "\n".join(dpdk_output.problem_lines(tp.startup_output)))
                     t.check(all(port.name in ln for ln in lines),
                             "%s: the line names the interface %s" % (what, port.name))
                 else:

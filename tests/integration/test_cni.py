@@ -16,10 +16,8 @@ someone else (the test, as in test_pinned_map.py); a fake device plugin
 """
 
 import os
-import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from lib import bpf, cleanup, cni, env, runner, testpmd, topo, traffic  # noqa: E402
+from afxdp_test import bpf, cleanup, cni, dpdk_output, env, runner, testpmd, topo, traffic
 
 OBJ = "xdp_ethertype"
 MAP_NAME = "xsks_map"
@@ -39,7 +37,7 @@ def with_plugin(t, net, dut, port, peer, prog, undo, map_fd):
         with testpmd.TestPmd(dut, [vdev], fwd="rxonly", eal_extra=[testpmd.LOG_INFO]) as tp:
             log = tp.startup_output
             t.check("Fail to start port" not in log, "port 0 starts with %s" % vdev,
-                    "\n".join(testpmd.problem_lines(log)))
+                    "\n".join(dpdk_output.problem_lines(log)))
             kinds = [r.split(",")[0] for r in dp.requests]
             t.equal(kinds, ["/connect", "/version", "/xsk_map_fd", "/fin"],
                     "requests the device plugin received")
@@ -69,12 +67,12 @@ def with_nak(t, net, dut, port, map_fd):
         with testpmd.TestPmd(dut, [vdev], fwd="rxonly", label="testpmd[%s]" % NAK) as tp:
             log = tp.startup_output
             t.check("Fail to start port 0" in log, "port 0 does not start when the plugin "
-                    "answers %s" % NAK, "\n".join(testpmd.problem_lines(log)))
+                    "answers %s" % NAK, "\n".join(dpdk_output.problem_lines(log)))
             named = [ln.strip() for ln in log.splitlines() if NAK in ln]
             for ln in named:
                 env.log("    | %s" % ln)
             t.check(bool(named), "a message says the device plugin answered %s" % NAK,
-                    "\n".join(testpmd.problem_lines(log)))
+                    "\n".join(dpdk_output.problem_lines(log)))
             t.equal([r.split(",")[0] for r in dp.requests], ["/connect"],
                     "requests the refusing device plugin received")
             t.equal(dp.fds_sent, 0, "map fds the refusing device plugin passed")

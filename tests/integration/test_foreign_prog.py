@@ -12,12 +12,9 @@ bpf/xdp_no_xsks_map.bpf.o`). testpmd then starts with the default devargs:
 then the test removes it.
 """
 
-import os
 import re
-import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from lib import bpf, cleanup, env, runner, testpmd, topo  # noqa: E402
+from afxdp_test import bpf, cleanup, dpdk_output, env, runner, testpmd, topo
 
 FOREIGN_OBJ = "xdp_no_xsks_map"
 
@@ -34,14 +31,14 @@ def main(t):
         with testpmd.TestPmd(dut, [vdev], fwd="rxonly") as tp:
             log = tp.startup_output
             t.check("Fail to start port 0" in log, "port 0 does not start with %s" % vdev,
-                    "\n".join(testpmd.problem_lines(log)))
+                    "\n".join(dpdk_output.problem_lines(log)))
             lines = [ln.strip() for ln in log.splitlines()
                      if port.name in ln and "xdp" in ln.lower()]
             for ln in lines:
                 env.log("    | %s" % ln)
             t.check(any(re.search(r"\bid %d\b" % prog_id, ln) for ln in lines),
                     "a message names the program's id (%d)" % prog_id,
-                    "\n".join(testpmd.problem_lines(log)))
+                    "\n".join(dpdk_output.problem_lines(log)))
             t.check(any(remove_hint in ln for ln in lines),
                     "a message says how to remove it (%r)" % remove_hint)
             t.equal(bpf.attached_prog_id(port), prog_id,

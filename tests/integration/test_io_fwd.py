@@ -12,11 +12,7 @@ the same sha256 (offloads off on h0 and h1: nothing would complete them);
 testpmd quits with 0 and leaves no XDP program behind.
 """
 
-import os
-import sys
-
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from lib import env, hosts, runner, testpmd, topo, traffic  # noqa: E402
+from afxdp_test import env, hosts, runner, testpmd, topo, traffic
 
 SIZES = traffic.SIZES
 FRAMES_PER_SIZE = 100        # below one ring's worth: see test_rxonly

@@ -11,12 +11,9 @@ port start and does not follow the interface: it fails at the first "down"
 step, for exactly that reason.
 """
 
-import os
-import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from lib import env, runner, testpmd, topo, traffic  # noqa: E402
+from afxdp_test import env, runner, testpmd, topo, traffic
 
 # (what, which end of the veth to set down: "port" = the AF_XDP interface
 #  itself, "peer" = the other end, so the port loses its carrier)

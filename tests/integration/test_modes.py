@@ -13,12 +13,9 @@ with `net_af_xdp0,iface=<veth>,<devargs>`; then:
   - testpmd quits with 0 and no XDP program is left.
 """
 
-import os
 import re
-import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from lib import env, runner, testpmd, topo, traffic  # noqa: E402
+from afxdp_test import env, runner, testpmd, topo, traffic
 
 # (devargs after iface=, `ip link` word, text the attach log line must hold,
 #  pattern each queue's log line and `show rxq info` must match, or None)

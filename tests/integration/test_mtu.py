@@ -12,12 +12,9 @@ peer can send: with XDP on the port, veth caps the peer's MTU). Frames sent afte
 still arrive.
 """
 
-import os
 import re
-import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from lib import env, runner, testpmd, topo, traffic  # noqa: E402
+from afxdp_test import env, runner, testpmd, topo, traffic
 
 # Below any driver's maximum with testpmd's default 2176-byte mbufs; values
 # above 1500 are covered by the advertised maximum, learnt below.

@@ -9,11 +9,7 @@ every frame, in total and per queue, and each queue's count must equal the
 kernel's count for that queue.
 """
 
-import os
-import sys
-
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from lib import env, runner, testpmd, topo, traffic  # noqa: E402
+from afxdp_test import dpdk_output, env, runner, testpmd, topo, traffic
 
 QUEUES = 2
 FLOWS = 32
@@ -34,7 +30,7 @@ def main(t):
         try:
             tp.start()
         except testpmd.TestPmdError:
-            why = testpmd.problem_lines(tp.transcript)
+            why = dpdk_output.problem_lines(tp.transcript)
             t.require(False, "testpmd starts with %s" % vdev + t.stock_note(
                 "it reads only the 'combined' channel count, and veth has separate rx/tx "
                 "channels (ethtool -l), so it refuses queue_count=2"),

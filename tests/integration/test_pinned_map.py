@@ -15,11 +15,7 @@ the veth with `ip link ... xdp pinned`. Then:
      start (or probe), a message names the path, and no XDP program is left.
 """
 
-import os
-import sys
-
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from lib import bpf, cleanup, env, runner, testpmd, topo, traffic  # noqa: E402
+from afxdp_test import bpf, cleanup, dpdk_output, env, runner, testpmd, topo, traffic
 
 OBJ = "xdp_ethertype"
 MAP_NAME = "xsks_map"
@@ -41,7 +37,7 @@ def with_pinned_map(t, net, dut, port, peer, prog, undo):
     with testpmd.TestPmd(dut, [vdev], fwd="rxonly", eal_extra=[testpmd.LOG_INFO]) as tp:
         log = tp.startup_output
         t.check("Fail to start port" not in log, "port 0 starts with %s" % vdev,
-                "\n".join(testpmd.problem_lines(log)))
+                "\n".join(dpdk_output.problem_lines(log)))
         t.check(any(map_path in ln for ln in log.splitlines() if "XSKMAP" in ln),
                 "the log says the XSKMAP comes from %s" % map_path)
         tp.cmd("start")
@@ -78,7 +74,7 @@ def missing_map(t, net, dut, port):
         for ln in named:
             env.log("    | %s" % ln)
         t.check(bool(named), "a message names %s" % MISSING,
-                "\n".join(testpmd.problem_lines(log)))
+                "\n".join(dpdk_output.problem_lines(log)))
         if tp.alive():
             failed = "Fail to start port 0" in log or tp.port_count() == 0
             t.check(failed, "port 0 neither started nor probed with %s" % vdev)

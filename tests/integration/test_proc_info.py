@@ -1,28 +1,41 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""dpdk-proc-info: a secondary process reads a running testpmd's port stats.
+"""dpdk-proc-info: a secondary process reads a running testpmd's port stats, the kernel's included.
 
 testpmd runs as primary on hugepages (a --no-huge primary shares no memory
 with secondaries); the harness adds the pages and a private hugetlbfs mount
 and gives both back afterwards. After N frames, `dpdk-proc-info --stats`
 and `--xstats` (same plugin, same --file-prefix) must exit 0 and report
 RX-packets == N, RX-bytes == their sizes and rx_good_packets == N; after N
-more, a second run must report 2N (it reads live counters). The primary must
-still answer and count correctly after the secondaries have come and gone.
+more, a second run must report 2N (it reads live counters).
+
+The kernel's counters (XDP_STATISTICS: the KERNEL_XSTATS below, imissed
+among them) are read through the sockets, whose descriptors the primary
+passes to the secondary: without them every one reads 0. So, with forwarding
+stopped, a burst far larger than the rings makes the kernel drop frames; then
+each kernel counter the secondary reads (--xstats; --stats prints no missed
+count) must equal the primary's (nothing moves in between), and
+rx_missed_errors must be non-zero.
+The primary must still answer and count correctly after the secondaries
+have come and gone.
 """
 
-import os
-import re
-import sys
+import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from lib import env, hugepages, runner, testpmd, topo, traffic  # noqa: E402
+from afxdp_test import dpdk_output, env, hugepages, runner, testpmd, topo, traffic
 
 SIZES = traffic.SIZES
 FRAMES = 300
+# Far more than the Rx and fill rings hold (2048 descriptors by default each).
+OVERFLOW = 12000
+# The kernel's per-socket counters among the xstats (struct xdp_statistics).
+KERNEL_XSTATS = ["rx_q0_dropped", "rx_q0_invalid_descs", "rx_q0_ring_full",
+                 "rx_q0_fill_ring_empty_descs", "tx_q0_invalid_descs", "tx_q0_ring_empty_descs",
+                 "rx_missed_errors"]     # imissed: the socket's drops
 HUGEPAGES = 192          # 2 MiB each: testpmd's -m 256 plus EAL's own
 MEM_MB = 256
 SECONDARY_TIMEOUT = 60   # only against a hang
+SETTLE = 0.5             # after a burst: the last frames reach the socket
 
 
 def proc_info(ns, tp, what):
@@ -34,35 +47,48 @@ def proc_info(ns, tp, what):
     return testpmd.run_secondary(ns, argv, timeout=SECONDARY_TIMEOUT)
 
 
-def parse_stats(out):
-    m = re.search(r"NIC statistics for port 0.*?\n(.*?)Stats reg", out, re.S)
-    return testpmd.parse_port_stats(m.group(1)) if m else {}
-
-
-def parse_xstats(out):
-    m = re.search(r"NIC extended statistics for port 0.*?\n#+\n(.*)", out, re.S)
-    return testpmd.parse_xstats(m.group(1)) if m else {}
+def secondary_counters(t, ns, tp, round_):
+    """Port 0's stats and xstats as the secondary reads them."""
+    counters = {}
+    for what, parse in (("--stats", dpdk_output.port_stats), ("--xstats", dpdk_output.xstats)):
+        rc, out = proc_info(ns, tp, what)
+        got = parse(out).get(0, {})
+        ok = t.equal(rc, 0, "dpdk-proc-info %s (%s) exit code" % (what, round_))
+        ok &= t.check(bool(got), "dpdk-proc-info %s (%s) printed port 0's counters"
+                      % (what, round_))
+        if not ok:
+            env.log(out[-3000:])
+        counters[what] = got
+    return counters["--stats"], counters["--xstats"]
 
 
 def check_secondary(t, ns, tp, frames, round_):
-    rc, out = proc_info(ns, tp, "--stats")
-    stats = parse_stats(out)
-    ok = t.equal(rc, 0, "dpdk-proc-info --stats (%s) exit code" % round_)
-    ok &= t.check(bool(stats), "dpdk-proc-info --stats (%s) printed port 0 stats" % round_)
+    stats, xstats = secondary_counters(t, ns, tp, round_)
     t.equal(stats.get("RX-packets"), frames, "RX-packets seen by the secondary (%s)" % round_)
     t.equal(stats.get("RX-bytes"), traffic.expected_bytes(frames, SIZES),
             "RX-bytes seen by the secondary (%s)" % round_)
-    if not ok:
-        env.log(out[-3000:])
-
-    rc, out = proc_info(ns, tp, "--xstats")
-    xstats = parse_xstats(out)
-    ok = t.equal(rc, 0, "dpdk-proc-info --xstats (%s) exit code" % round_)
-    ok &= t.check(bool(xstats), "dpdk-proc-info --xstats (%s) printed port 0 xstats" % round_)
     t.equal(xstats.get("rx_good_packets"), frames,
             "rx_good_packets seen by the secondary (%s)" % round_)
-    if not ok:
-        env.log(out[-3000:])
+
+
+def check_kernel_counters(t, ns, tp, peer, port):
+    """The kernel's counters, made to move, read alike by both processes."""
+    tp.cmd("stop")
+    traffic.send(peer, port.mac, OVERFLOW, [60], stream="overflow")
+    time.sleep(SETTLE)
+    primary_x = tp.xstats(0)
+    _, xstats = secondary_counters(t, ns, tp, "after the overflow")
+    missing = [n for n in KERNEL_XSTATS if n not in primary_x]
+    t.check(not missing, "the kernel's counters listed by the primary: %s"
+            % ", ".join(KERNEL_XSTATS), "missing: %s" % missing + t.stock_note(
+                "it lists only ethdev's generic counters"))
+    primary = {n: primary_x[n] for n in KERNEL_XSTATS if n in primary_x}
+    t.check(any(primary.values()), "after %d frames with nobody polling, a kernel counter "
+            "read by the primary is non-zero: %s" % (OVERFLOW, primary))
+    t.equal({n: xstats.get(n) for n in primary}, primary,
+            "the kernel's counters read by the secondary == the primary's")
+    t.check(primary.get("rx_missed_errors", 0) > 0, "rx_missed_errors (RX-missed, from the "
+            "kernel) read by the primary after the overflow: %s" % primary.get("rx_missed_errors"))
 
 
 def main(t):
@@ -85,9 +111,10 @@ def main(t):
             t.equal(st["RX-packets"], 2 * FRAMES, "RX-packets seen by testpmd after more frames")
             check_secondary(t, dut, tp, 2 * FRAMES, "second")
 
+            check_kernel_counters(t, dut, tp, peer, port)
+
             st = tp.port_stats(0)
             t.equal(st["RX-packets"], 2 * FRAMES, "testpmd still answers, same count")
-            tp.cmd("stop")
             t.quit_testpmd(tp, net)
 
 

@@ -19,10 +19,8 @@ list BPF_FUNC_redirect_xsk in enum bpf_func_id (our patched kernel) or not
 
 import os
 import re
-import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from lib import env, runner, testpmd, topo  # noqa: E402
+from afxdp_test import env, runner, testpmd, topo
 
 FRAMES = 1000
 
@@ -32,14 +30,14 @@ def kernel_has_direct():
     cp = env.run(["bpftool", "btf", "dump", "file", "/sys/kernel/btf/vmlinux"],
                  check=False, timeout=120)
     if cp.returncode != 0:
-        raise runner.Skip("cannot read the kernel's BTF with bpftool: %s" % cp.stderr.strip())
+        raise env.Skip("cannot read the kernel's BTF with bpftool: %s" % cp.stderr.strip())
     return re.search(r"'BPF_FUNC_redirect_xsk' val=\d+", cp.stdout) is not None
 
 
 def generator():
     gen = os.environ.get("AFXDP_GEN")
     if not gen or not os.access(gen, os.X_OK):
-        raise runner.Skip("afxdp-gen not built (AFXDP_GEN=%s)" % gen)
+        raise env.Skip("afxdp-gen not built (AFXDP_GEN=%s)" % gen)
     return gen
 
 
@@ -103,7 +101,7 @@ def direct_refused(t, net, dut, port):
 
 def main(t):
     if env.is_stock():
-        raise runner.Skip("redirect= is a devarg of our driver (AFXDP_PLUGIN unset: stock driver)")
+        raise env.Skip("redirect= is a devarg of our driver (AFXDP_PLUGIN unset: stock driver)")
     gen = generator()
     direct = kernel_has_direct()
     env.log("the running kernel %s bpf_redirect_xsk" % ("has" if direct else "lacks"))

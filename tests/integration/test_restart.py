@@ -33,12 +33,9 @@ yet taken from the Rx ring, or (Tx, not used by rxonly) queued for sending.
     value is a leak; a higher one, mbufs the fill ring lost.
 """
 
-import os
-import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from lib import env, runner, testpmd, topo, traffic  # noqa: E402
+from afxdp_test import env, runner, testpmd, topo, traffic
 
 CYCLES = 5
 BACKGROUND_RATE = 2000       # frames/s: enough to be mid-flight at every stop/start

@@ -9,24 +9,19 @@ needs to release the queue; `--disable-link-check` removes that wait, so the
 two commands follow each other as in such an application. CYCLES times: the
 start must succeed (no "Fail to start port 0"); afterwards N frames arrive.
 
-Fails with af_xdp_direct 0.1.0 (a driver bug, left for the driver's owner):
-about every other start fails with "queue 0 of <iface> is already used by
-another AF_XDP socket (another port or process)" and -EIO. The other socket
-is the port's own, closed by the stop: the kernel detaches a closed socket's
-buffer pool from the queue asynchronously (xsk_destruct -> xp_put_pool ->
-schedule_work(xp_release_deferred) -> xp_clear_dev, under rtnl), so bind()
-(bind_socket() in af_xdp_umem.c) meets EBUSY until that work has run. The
-driver neither waits for it at stop nor retries at start, and its message
-blames another user. A start retried at once after a failed start (e.g.
-after removing a foreign program as the driver advises) fails the same way.
+Found a driver bug (fixed, 780b1d1): about every other start failed with
+"queue 0 of <iface> is already used by another AF_XDP socket (another port
+or process)" and -EIO. The other socket was the port's own, closed by the
+stop: the kernel detaches a closed socket's buffer pool from the queue
+asynchronously (xsk_destruct -> xp_put_pool -> schedule_work(xp_release_deferred)
+-> xp_clear_dev, under rtnl), so bind() meets EBUSY until that work has
+run. The driver now retries an EBUSY bind for a bounded while before
+blaming another user; this test keeps it so.
 """
 
-import os
-import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from lib import env, runner, testpmd, topo, traffic  # noqa: E402
+from afxdp_test import dpdk_output, env, runner, testpmd, topo, traffic
 
 CYCLES = 20
 RECOVER_TRIES = 20           # starting a port a failure left stopped, RECOVER_GAP apart
@@ -47,7 +42,7 @@ def main(t):
                 out = tp.cmd("port start 0")
                 if "Fail to start port" in out:
                     failed.append(i)
-                    why = testpmd.problem_lines(out)
+                    why = dpdk_output.problem_lines(out)
                     env.log("cycle %d: %s" % (i, "; ".join(why)))
             t.check(not failed, "port 0 restarted back to back %d times: %d failed to start%s"
                     % (CYCLES, len(failed), " (cycles %s)" % failed if failed else ""))

@@ -24,12 +24,9 @@ Found a driver bug (fixed): every stop of such a port lost its whole fill
 ring, and after 6 or 7 restarts `port start 0` failed for want of mbufs.
 """
 
-import os
 import re
-import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from lib import bpf, cleanup, env, runner, testpmd, topo, traffic  # noqa: E402
+from afxdp_test import bpf, cleanup, dpdk_output, env, runner, testpmd, topo, traffic
 
 OBJ = "xdp_ethertype"
 CYCLES = 9                   # 16384 mbufs: 8 fill rings of 2048
@@ -55,7 +52,7 @@ def cycles(t, tp, what, pool, want_stopped):
         out = tp.cmd("port start 0")
         started = "Fail to start port" not in out
         t.check(started, "%s, cycle %d: port 0 starts again" % (what, i),
-                "\n".join(testpmd.problem_lines(out)))
+                "\n".join(dpdk_output.problem_lines(out)))
         if not started:
             return False
         if not ok:

@@ -11,11 +11,8 @@ leaves no XDP program behind.
 """
 
 import collections
-import os
-import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from lib import frames, runner, testpmd, topo, traffic  # noqa: E402
+from afxdp_test import frames, runner, testpmd, topo, traffic
 
 SIZES = traffic.SIZES
 # Fewer frames than one ring holds (2048 descriptors by default), so none can

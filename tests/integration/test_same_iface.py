@@ -15,11 +15,7 @@ kernel, not to port 0; `port start 0` joins the attachment again; after quit
 no XDP program is left.
 """
 
-import os
-import sys
-
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from lib import env, runner, testpmd, topo, traffic  # noqa: E402
+from afxdp_test import dpdk_output, env, runner, testpmd, topo, traffic
 
 QUEUES = 2
 FLOWS = 32
@@ -65,12 +61,12 @@ def main(t):
             tp.start()
         except testpmd.TestPmdError:
             t.require(False, "testpmd starts with %s" % " ".join(vdevs),
-                      "\n".join(testpmd.problem_lines(tp.transcript)))
+                      "\n".join(dpdk_output.problem_lines(tp.transcript)))
         with tp:
             log = tp.startup_output
             t.equal(tp.port_count(), QUEUES, "ports probed")
             t.check("Fail to start port" not in log, "both ports started",
-                    "\n".join(testpmd.problem_lines(log)))
+                    "\n".join(dpdk_output.problem_lines(log)))
             attach = [ln.strip() for ln in log.splitlines() if ATTACHED % port.name in ln]
             t.equal(len(attach), 1, "XDP program attachments logged (one, shared by both ports)")
             for q in range(QUEUES):

@@ -13,12 +13,9 @@ intact (none missing, duplicated or extra), the port counters agree, and
 testpmd quits with 0, leaving no XDP program behind.
 """
 
-import os
 import re
-import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from lib import env, runner, testpmd, topo, traffic  # noqa: E402
+from afxdp_test import env, runner, testpmd, topo, traffic
 
 SIZES = traffic.SIZES
 FRAMES_PER_SIZE = 100        # below one ring's worth: see test_rxonly

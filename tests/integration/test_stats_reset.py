@@ -12,12 +12,9 @@
 4. N2 frames: RX-packets == N2, RX-bytes == their sizes, RX-missed == 0.
 """
 
-import os
-import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from lib import runner, testpmd, topo, traffic  # noqa: E402
+from afxdp_test import runner, testpmd, topo, traffic
 
 SIZES = traffic.SIZES
 FIRST = 300

@@ -14,12 +14,9 @@ to the peer's MAC) transmits for WINDOW seconds. Checks:
 No rate is asserted.
 """
 
-import os
-import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from lib import env, runner, testpmd, topo, traffic  # noqa: E402
+from afxdp_test import env, runner, testpmd, topo, traffic
 
 FRAME_SIZE = 128         # testpmd txonly: Ethernet + IPv4 + UDP + payload, no FCS
 WINDOW = 1.0             # seconds of counting at the peer (not a rate measurement)

@@ -13,11 +13,7 @@
    attached, neither after the failure nor after quit.
 """
 
-import os
-import sys
-
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from lib import bpf, env, runner, testpmd, topo, traffic  # noqa: E402
+from afxdp_test import bpf, dpdk_output, env, runner, testpmd, topo, traffic
 
 GOOD_OBJ = "xdp_ethertype"
 GOOD_PROG_NAME = "test_ethertype"    # its function name: the program's name
@@ -34,7 +30,7 @@ def with_user_program(t, net, dut, port, peer, obj):
     with testpmd.TestPmd(dut, [vdev], fwd="rxonly", eal_extra=[testpmd.LOG_INFO],
                          label="testpmd[%s]" % GOOD_OBJ) as tp:
         t.check("Fail to start port" not in tp.startup_output, "port 0 starts with %s" % vdev,
-                "\n".join(testpmd.problem_lines(tp.startup_output)))
+                "\n".join(dpdk_output.problem_lines(tp.startup_output)))
         x = port.link().get("xdp", {})
         name = x.get("prog", {}).get("name")
         t.equal(name, GOOD_PROG_NAME, "name of the program attached to %s" % port.name)
@@ -61,13 +57,13 @@ def without_xsks_map(t, net, dut, port, obj):
     with testpmd.TestPmd(dut, [vdev], fwd="rxonly", label="testpmd[%s]" % BAD_OBJ) as tp:
         log = tp.startup_output
         t.check("Fail to start port 0" in log, "port 0 does not start with %s" % vdev,
-                "\n".join(testpmd.problem_lines(log)))
+                "\n".join(dpdk_output.problem_lines(log)))
         # (the object's own path contains "xsks_map": it does not count)
         named = [ln.strip() for ln in log.splitlines() if MAP_NAME in ln.replace(obj, "")]
         for ln in named:
             env.log("    | %s" % ln)
         t.check(bool(named), "a message names %s" % MAP_NAME,
-                "\n".join(testpmd.problem_lines(log)))
+                "\n".join(dpdk_output.problem_lines(log)))
         left = net.check_no_xdp()
         t.check(not left, "no XDP program attached after the failed start", "\n".join(left))
         t.quit_testpmd(tp, net)

@@ -13,12 +13,9 @@ Required of our driver. Debian's stock driver lists only ethdev's generic
 counters: it fails the name checks, for that reason.
 """
 
-import os
 import re
-import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from lib import env, runner, testpmd, topo, traffic  # noqa: E402
+from afxdp_test import env, runner, testpmd, topo, traffic
 
 # --- what the driver must list: adjust to the driver's names ------------------
 # The kernel's per-socket counters (struct xdp_statistics), each expected once

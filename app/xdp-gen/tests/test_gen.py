@@ -11,7 +11,8 @@ own namespace, counts what arrives three ways that do not depend on each
 other: the veth's rx_packets in sysfs, an XDP program (xdp-count) and, in
 counts-pass, an AF_PACKET socket behind an XDP_PASS.  IPv6 is off in both
 namespaces, so no stray frame joins the count.  Namespaces (and with them
-the veths) are removed whatever happens.
+the veths) are removed whatever happens (afxdp_test's topology and clean-up
+stack, on PYTHONPATH).
 """
 
 import argparse
@@ -24,6 +25,8 @@ import struct
 import subprocess
 import sys
 import time
+
+from afxdp_test import env, frames, topo
 
 SKIP = 77
 GEN_MAGIC = 0x7847454E
@@ -54,44 +57,30 @@ def last_json(text):
 # ---- topology ----
 
 class Topology:
-    """Namespaces <tag>-g and <tag>-d joined by a veth: gen_if in -g, peer_if in -d."""
+    """Namespaces <tag>g and <tag>d joined by a veth: gen_if in the first,
+    peer_if in the second (afxdp_test.topo: IPv6 off, removed at the end)."""
 
     def __init__(self, tag, queues=1):
-        base = "xgt%d%s" % (os.getpid() % 100000, tag[:2])
-        self.ns_gen, self.ns_dut = base + "-g", base + "-d"
-        self.gen_if, self.peer_if = base + "g", base + "d"
-        self.queues = queues
+        self.tag, self.queues = tag[:2], queues
+        self.net = topo.Topology()
 
     def __enter__(self):
         try:
-            for ns in (self.ns_gen, self.ns_dut):
-                run(["ip", "netns", "add", ns])
-                # before the veth exists, so that it never gets an IPv6 address
-                run(["ip", "netns", "exec", ns, "sysctl", "-qw",
-                     "net.ipv6.conf.all.disable_ipv6=1", "net.ipv6.conf.default.disable_ipv6=1"])
-                run(["ip", "-n", ns, "link", "set", "lo", "up"])
-            q = str(self.queues)
-            run(["ip", "link", "add", self.gen_if, "netns", self.ns_gen,
-                 "numtxqueues", q, "numrxqueues", q, "type", "veth",
-                 "peer", "name", self.peer_if, "netns", self.ns_dut,
-                 "numtxqueues", q, "numrxqueues", q])
-            for ns, ifname in ((self.ns_gen, self.gen_if), (self.ns_dut, self.peer_if)):
-                run(["ip", "netns", "exec", ns, "sysctl", "-qw",
-                     "net.ipv6.conf.%s.disable_ipv6=1" % ifname])
-                run(["ip", "-n", ns, "link", "set", ifname, "up"])
+            gen, dut = self.net.netns(self.tag + "g"), self.net.netns(self.tag + "d")
+            self.gen_end, self.peer = self.net.veth(gen, self.tag + "g", dut, self.tag + "d",
+                                                    queues=self.queues)
         except BaseException:
-            self.__exit__()
+            self.net.close()
             raise
+        self.ns_gen, self.ns_dut = gen.name, dut.name
+        self.gen_if, self.peer_if = self.gen_end.name, self.peer.name
         return self
 
     def __exit__(self, *exc):
-        for ns in (self.ns_gen, self.ns_dut):
-            subprocess.run(["ip", "netns", "del", ns], capture_output=True)
+        self.net.close()
 
     def rx_packets(self):
-        p = run(["ip", "netns", "exec", self.ns_dut, "cat",
-                 "/sys/class/net/%s/statistics/rx_packets" % self.peer_if])
-        return int(p.stdout)
+        return self.peer.sysfs_stat("rx_packets")
 
     def gen(self, args, timeout=120):
         return subprocess.run(["ip", "netns", "exec", self.ns_gen, opts.gen, "--dev", self.gen_if]
@@ -120,9 +109,7 @@ class Receiver:
         return last_json(out)
 
     def kill(self):
-        if self.p.poll() is None:
-            self.p.kill()
-            self.p.wait()
+        env.end_process(self.p)
 
 
 def xdp_counter(topo, pass_frames=False):
@@ -134,13 +121,6 @@ def packet_counter(topo):
 
 
 # ---- the AF_PACKET receiver (runs in the DUT namespace) ----
-
-def ip_checksum_ok(frame):
-    s = sum(struct.unpack("!10H", frame[14:34]))
-    while s >> 16:
-        s = (s & 0xFFFF) + (s >> 16)
-    return s == 0xFFFF
-
 
 def rx_packet_main(ifname):
     """Receives until SIGTERM; checks every frame it reads; prints JSON."""
@@ -161,7 +141,7 @@ def rx_packet_main(ifname):
             return
         res["ours"] += 1
         n = len(frame)
-        ok = (ip_checksum_ok(frame) and struct.unpack("!H", frame[16:18])[0] == n - 14
+        ok = (frames.ip_checksum(frame[14:34]) == 0 and struct.unpack("!H", frame[16:18])[0] == n - 14
               and struct.unpack("!H", frame[38:40])[0] == n - 34
               and frame[OFF_PATTERN:] == pattern[OFF_PATTERN:n])
         if not ok:
@@ -410,7 +390,7 @@ def can_make_veths():
     try:
         with Topology("pr"):
             pass
-    except (RuntimeError, OSError) as e:
+    except (env.Skip, env.HarnessError, OSError) as e:
         return "cannot create namespaces and veths: %s" % str(e).splitlines()[0]
     return None
 

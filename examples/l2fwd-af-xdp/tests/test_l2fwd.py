@@ -35,9 +35,7 @@ import os
 import signal
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import l2fwd_lib  # noqa: E402  (puts tests/integration on the path)
-from lib import env, hosts, runner, topo, traffic  # noqa: E402
+from afxdp_test import env, hosts, l2fwd, runner, topo, traffic
 
 MODES = ("dpdk", "dpdk-stock", "xdp")
 SIZES = traffic.SIZES
@@ -46,9 +44,9 @@ FRAMES_PER_SIZE = 100        # below one ring's worth, as in test_io_fwd
 
 def forwarder(mode, dut, ports, args):
     if mode == "xdp":
-        return l2fwd_lib.Forwarder.xdp(dut, ports, args)
+        return l2fwd.Forwarder.xdp(dut, ports, args)
     # One lcore polls both ports (-q 2): the other core is left to the endpoints.
-    return l2fwd_lib.Forwarder.dpdk(dut, ports, ["-q", "2"] + args, lcores="1")
+    return l2fwd.Forwarder.dpdk(dut, ports, ["-q", "2"] + args, lcores="1")
 
 
 def raw_frames(t, src, dst, count, label, want_src, want_dst, send_dst):
@@ -97,8 +95,8 @@ def main(t, mode):
             rc = fwd.stop(signal.SIGINT)
             out = check_stopped(t, fwd, rc, net, what)
             t.check("statistics at" in out, "%s: periodic statistics printed" % what)
-            rows = l2fwd_lib.parse_final_table(out)
-            l2fwd_lib.check_final(t, rows, 2, what)
+            rows = l2fwd.parse_final_table(out)
+            l2fwd.check_final(t, rows, 2, what)
             if rows:
                 env.log("final: " + "; ".join("port %s rx %d tx %d dropped %d" % (
                     k, v["rx"], v["tx"], v["dropped"]) for k, v in rows.items()))
@@ -115,14 +113,14 @@ def main(t, mode):
                        want_src=h0.mac, want_dst=p0.mac, send_dst=p0.mac)
             rc = fwd.stop(signal.SIGINT)
             out = check_stopped(t, fwd, rc, net, what)
-            stats = l2fwd_lib.json_lines(out)
+            stats = l2fwd.json_lines(out)
             final = stats[-1] if stats else None
             t.check(final is not None and final.get("final") is True and len(stats) == 1,
                     "%s: one JSON statistics line, the final one (-T 0)" % what,
                     "\n".join(str(s) for s in stats))
             if final:
                 rows = {p["port"]: p for p in final["ports"]}
-                l2fwd_lib.check_final(t, rows, 2, what)
+                l2fwd.check_final(t, rows, 2, what)
                 t.check(rows.get(0, {}).get("rx", 0) >= count,
                         "%s: port 0 received at least the %d frames sent" % (what, count))
 

@@ -16,14 +16,10 @@ other interface is left without a program and the foreign one stays; after
 SIGKILL no program is left (BPF links die with the process).
 """
 
-import os
 import signal
-import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import l2fwd_lib  # noqa: E402  (puts tests/integration on the path)
-from lib import bpf, cleanup, env, runner, topo  # noqa: E402
+from afxdp_test import bpf, cleanup, env, l2fwd, runner, topo
 
 USAGE, RUNTIME = 2, 1
 MAC = "02:00:00:00:00:05"
@@ -91,7 +87,7 @@ def clean_stops(t, net, make, what):
     fwd = make(["--duration", "1", "-T", "0", "--json"])
     fwd.start()
     rc = fwd.wait_exit()
-    stats = l2fwd_lib.json_lines(fwd.output())
+    stats = l2fwd.json_lines(fwd.output())
     t.equal(rc, 0, "%s --duration 1: exits by itself, exit code" % what)
     t.check(len(stats) == 1 and stats[0]["final"] is True,
             "%s --duration 1 -T 0 --json: one final JSON statistics line" % what, fwd.tail(1500))
@@ -103,7 +99,7 @@ def clean_stops(t, net, make, what):
     fwd.start()
     rc = fwd.stop(signal.SIGTERM)
     t.equal(rc, 0, "%s: exit code after SIGTERM" % what)
-    t.check(l2fwd_lib.parse_final_table(fwd.output()) is not None,
+    t.check(l2fwd.parse_final_table(fwd.output()) is not None,
             "%s: final statistics after SIGTERM" % what, fwd.tail(1500))
     left = net.check_no_xdp()
     t.check(not left, "%s: no XDP program left after SIGTERM" % what, "\n".join(left))
@@ -118,7 +114,7 @@ def foreign_program(t, net, dut, p0, p1):
         return
     prog_id, undo = bpf.attach_object(p1, obj)
     what = "l2fwd-xdp, another program on %s" % p1.name
-    fwd = l2fwd_lib.Forwarder.xdp(dut, [p0, p1], [])
+    fwd = l2fwd.Forwarder.xdp(dut, [p0, p1], [])
     fwd.start(wait_ready=False)
     t.equal(fwd.wait_exit(), RUNTIME, "%s: exit code" % what)
     t.check("cannot attach to %s: another XDP program is attached" % p1.name in fwd.output(),
@@ -131,7 +127,7 @@ def foreign_program(t, net, dut, p0, p1):
 
 def sigkill(t, net, dut, p0, p1):
     what = "l2fwd-xdp, SIGKILL"
-    fwd = l2fwd_lib.Forwarder.xdp(dut, [p0, p1], ["-T", "0"])
+    fwd = l2fwd.Forwarder.xdp(dut, [p0, p1], ["-T", "0"])
     fwd.start()
     t.check(p0.xdp() is not None and p1.xdp() is not None, "%s: attached before" % what)
     fwd.stop(signal.SIGKILL)
@@ -152,10 +148,10 @@ def main(t):
         missing = "%s%snope" % (env.IFACE_PREFIX, env.run_id())
 
         for args, lcores, code, text in DPDK_CASES:
-            fwd = l2fwd_lib.Forwarder.dpdk(dut, [p0, p1], args, lcores=lcores)
+            fwd = l2fwd.Forwarder.dpdk(dut, [p0, p1], args, lcores=lcores)
             expect_exit(t, net, fwd, code, text, "l2fwd-af-xdp %s" % " ".join(args))
         # EAL's probe of the vdev fails: the driver names the interface.
-        fwd = l2fwd_lib.Forwarder.dpdk(dut, [p0, missing], ["-q", "2"])
+        fwd = l2fwd.Forwarder.dpdk(dut, [p0, missing], ["-q", "2"])
         fwd.start(wait_ready=False)
         rc = fwd.wait_exit()
         t.check(rc != 0, "l2fwd-af-xdp with iface=%s: exit code %d, not 0" % (missing, rc))
@@ -164,15 +160,15 @@ def main(t):
         t.check(not net.check_no_xdp(), "l2fwd-af-xdp with iface=%s: no XDP program left"
                 % missing)
         fwd.close()
-        clean_stops(t, net, lambda args: l2fwd_lib.Forwarder.dpdk(dut, [p0, p1], ["-q", "2"]
+        clean_stops(t, net, lambda args: l2fwd.Forwarder.dpdk(dut, [p0, p1], ["-q", "2"]
                                                                   + args), "l2fwd-af-xdp")
 
         roles = {"p0": p0, "p1": p1, "NOSUCH": missing, "lo": "lo"}
         for args, ifaces, code, text in XDP_CASES:
-            fwd = l2fwd_lib.Forwarder.xdp(dut, [roles[r] for r in ifaces], args)
+            fwd = l2fwd.Forwarder.xdp(dut, [roles[r] for r in ifaces], args)
             expect_exit(t, net, fwd, code, text, "l2fwd-xdp %s" % " ".join(
-                args + [l2fwd_lib._name(roles[r]) for r in ifaces]))
-        clean_stops(t, net, lambda args: l2fwd_lib.Forwarder.xdp(dut, [p0, p1], args),
+                args + [l2fwd.iface_name(roles[r]) for r in ifaces]))
+        clean_stops(t, net, lambda args: l2fwd.Forwarder.xdp(dut, [p0, p1], args),
                     "l2fwd-xdp")
         foreign_program(t, net, dut, p0, p1)
         sigkill(t, net, dut, p0, p1)

@@ -26,7 +26,6 @@ import json
 import os
 import platform
 import shutil
-import time
 
 from . import cleanup, env
 
@@ -194,12 +193,6 @@ class Bpffs:
             env.log("AFXDP_KEEP: leaving bpffs %s" % self.mount)
             return
         if os.path.ismount(self.mount):
-            for _ in range(50):
-                cp = env.run(["umount", self.mount], check=False)
-                if cp.returncode == 0:
-                    break
-                time.sleep(0.1)
-            else:
-                raise env.HarnessError("cannot unmount %s: %s" % (self.mount, cp.stderr.strip()))
+            env.unmount(self.mount)
         if os.path.isdir(self.mount):
             os.rmdir(self.mount)

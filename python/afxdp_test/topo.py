@@ -1,6 +1,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Network namespaces and veth pairs, named after the run id, always removed.
 
+Ours, with ip(8), not pyroute2's: every command is logged and can be re-run
+by hand, and pyroute2's NetNS forks a helper process per namespace that an
+interrupted test would leave behind.
+
     with Topology() as topo:
         dut = topo.netns("dut")
         gen = topo.netns("gen")
@@ -13,9 +17,7 @@ program still attached to one of its interfaces: a leak the test reports.
 """
 
 import json
-import os
 import re
-import time
 
 from . import cleanup, env
 
@@ -146,18 +148,7 @@ class Netns:
             return
         env.log("netns %s: ending leftover processes %s" % (self.name, pids))
         LEAKS.append("processes left in netns %s: %s" % (self.name, pids))
-        for sig in (15, 9):
-            for p in pids:
-                try:
-                    os.kill(p, sig)
-                except ProcessLookupError:
-                    pass
-            deadline = env.deadline(5)
-            while time.monotonic() < deadline and self.pids():
-                time.sleep(0.1)
-            pids = self.pids()
-            if not pids:
-                return
+        env.end_pids(pids)
 
     def _check_xdp(self):
         for ifc in self.ifaces:

@@ -26,7 +26,8 @@ import sys
 import time
 
 # Everything a run creates is named after its run id, so concurrent runs do
-# not collide and leftovers can be found (and reaped: see ../cleanup.py).
+# not collide and leftovers can be found (and reaped:
+# tests/integration/cleanup.py).
 RUN_ROOT = "/run/af-xdp-direct"
 NETNS_PREFIX = "afxt-"          # netns  afxt-<rid>-<role>
 IFACE_PREFIX = "ax"             # veth   ax<rid><role>  (<= 15 characters)
@@ -90,7 +91,8 @@ def run_id():
 
 def run_dir():
     """/run/af-xdp-direct/<rid>: root-owned, 0755, removed at the end of the run.
-    Holds the owner's pid (for ../cleanup.py --stale), mounts and staged files."""
+    Holds the owner's pid (for tests/integration/cleanup.py --stale), mounts
+    and staged files."""
     d = os.path.join(RUN_ROOT, run_id())
     if not os.path.isdir(d):
         os.makedirs(RUN_ROOT, mode=0o755, exist_ok=True)
@@ -132,7 +134,8 @@ def _child_setup():
 
 
 def end_process(p, grace=END_GRACE):
-    """SIGTERM, then SIGKILL if it has not exited within `grace` seconds."""
+    """A process we started (Popen): SIGTERM, then SIGKILL if it has not
+    exited within `grace` seconds."""
     if p.poll() is not None:
         return
     p.terminate()
@@ -141,6 +144,47 @@ def end_process(p, grace=END_GRACE):
     except subprocess.TimeoutExpired:
         p.kill()
         p.wait()
+
+
+def _running(pid):
+    """True while `pid` exists and is not a zombie (which has already exited)."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
+def end_pids(pids, grace=END_GRACE):
+    """Processes we did not start (found in a namespace or by name): SIGTERM,
+    then SIGKILL to those still running `grace` seconds later. Returns the
+    pids that outlived both."""
+    left = list(pids)
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        for p in left:
+            try:
+                os.kill(p, sig)
+            except ProcessLookupError:
+                pass
+        end = deadline(grace)
+        while left and time.monotonic() < end:
+            left = [p for p in left if _running(p)]
+            if left:
+                time.sleep(0.1)
+        if not left:
+            break
+    return left
+
+
+def unmount(path, tries=50, gap=0.1):
+    """umount `path`, retrying while it is busy (a process of the run may
+    still be exiting); HarnessError if it stays mounted."""
+    for _ in range(tries):
+        cp = run(["umount", path], check=False)
+        if cp.returncode == 0:
+            return
+        time.sleep(gap)
+    raise HarnessError("cannot unmount %s: %s" % (path, cp.stderr.strip()))
 
 
 def popen(args, ns=None, register=True, **kw):
@@ -258,31 +302,35 @@ def _world_writable_component(path):
         d = os.path.dirname(d)
 
 
-_staged = None
-
-
-def plugin():
-    """The path to give EAL's -d, or None for the stock driver.
+def stage_plugin(path):
+    """A path EAL will load the plugin at `path` from.
 
     EAL refuses to dlopen a plugin when any directory on its real path is
     world-writable (e.g. /tmp); such a plugin is copied into this run's
     root-owned 0755 directory, which is removed with the run."""
+    bad = _world_writable_component(path)
+    if bad is None:
+        return os.path.realpath(path)
+    d = os.path.join(run_dir(), "plugins")
+    os.makedirs(d, mode=0o755, exist_ok=True)
+    dst = os.path.join(d, os.path.basename(path))
+    shutil.copy2(path, dst)
+    os.chmod(dst, 0o755)
+    log("plugin staged: %s -> %s (EAL refuses plugins under the world-writable %s)"
+        % (path, dst, bad))
+    return dst
+
+
+_staged = None
+
+
+def plugin():
+    """The path to give EAL's -d for AFXDP_PLUGIN (staged once), or None for
+    the stock driver."""
     global _staged
     p = plugin_requested()
     if p is None:
         return None
-    if _staged:
-        return _staged
-    bad = _world_writable_component(p)
-    if bad is None:
-        _staged = os.path.realpath(p)
-        return _staged
-    d = os.path.join(run_dir(), "plugins")
-    os.makedirs(d, mode=0o755, exist_ok=True)
-    dst = os.path.join(d, os.path.basename(p))
-    shutil.copy2(p, dst)
-    os.chmod(dst, 0o755)
-    log("plugin staged: %s -> %s (EAL refuses plugins under the world-writable %s)"
-        % (p, dst, bad))
-    _staged = dst
+    if _staged is None:
+        _staged = stage_plugin(p)
     return _staged

@@ -11,7 +11,6 @@ the same time: each adds and removes only its own pages, under a lock.
 
 import fcntl
 import os
-import time
 
 from . import cleanup, env
 
@@ -49,7 +48,7 @@ class _Lock:
 
 def give_back(pages):
     """Remove `pages` from the pool (never below zero). Used by release and by
-    ../cleanup.py for a run that died."""
+    tests/integration/cleanup.py for a run that died."""
     with _Lock():
         nr = _read(NR_PATH)
         _write(NR_PATH, max(nr - pages, 0))
@@ -93,13 +92,7 @@ class HugePages:
             return
         if os.path.ismount(self.mount):
             # Files left by a primary that did not clean up go with the mount.
-            for _ in range(50):
-                cp = env.run(["umount", self.mount], check=False)
-                if cp.returncode == 0:
-                    break
-                time.sleep(0.1)
-            else:
-                raise env.HarnessError("cannot unmount %s: %s" % (self.mount, cp.stderr.strip()))
+            env.unmount(self.mount)
         if os.path.isdir(self.mount):
             os.rmdir(self.mount)
         if self.added:

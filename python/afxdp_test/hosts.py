@@ -82,13 +82,9 @@ def tcp_transfer(t, a, b):
                 crc = client.wait(env.scaled(TCP_TIMEOUT))
                 src_rc = server.wait(30)
             finally:
-                if client.poll() is None:
-                    client.kill()
-                    client.wait()
+                env.end_process(client)
         finally:
-            if server.poll() is None:
-                server.kill()
-                server.wait()
+            env.end_process(server)
         got_size = os.path.getsize(dst)
         with open(dst, "rb") as f:
             got = hashlib.sha256(f.read()).hexdigest()

@@ -2,13 +2,12 @@
 """Finding, and removing, what a run left behind: its namespaces (and the
 processes and veths in them), hugetlbfs mount and hugepages, EAL runtime
 directories, staged plugins, and its run directory. The runner checks
-`leftovers(rid)` after every test; ../cleanup.py calls `reap` for runs that
-were killed (SIGKILL leaves no chance to clean up) or kept with AFXDP_KEEP."""
+`leftovers(rid)` after every test; tests/integration/cleanup.py calls `reap`
+for runs that were killed (SIGKILL leaves no chance to clean up) or kept
+with AFXDP_KEEP."""
 
 import os
 import shutil
-import signal
-import time
 
 from . import env, hugepages
 
@@ -78,18 +77,6 @@ def remove_run_dir(rid):
         shutil.rmtree(d)
 
 
-def _kill(pids):
-    for sig in (signal.SIGTERM, signal.SIGKILL):
-        for p in pids:
-            try:
-                os.kill(p, sig)
-            except ProcessLookupError:
-                pass
-        deadline = env.deadline(5)
-        while time.monotonic() < deadline and any(os.path.exists("/proc/%d" % p) for p in pids):
-            time.sleep(0.1)
-
-
 def reap(rid, say=print):
     """Remove everything of run `rid`. Returns what could not be removed."""
     procs = [p for p, _ in _processes_of(rid)]
@@ -98,7 +85,7 @@ def reap(rid, say=print):
         procs += [int(p) for p in cp.stdout.split()]
     if procs:
         say("ending processes %s" % sorted(set(procs)))
-        _kill(sorted(set(procs)))
+        env.end_pids(sorted(set(procs)))
     for ns in _netns_of(rid):
         say("deleting netns %s" % ns)
         env.run(["ip", "netns", "del", ns], check=False)
@@ -107,7 +94,10 @@ def reap(rid, say=print):
         env.run(["ip", "link", "del", link], check=False)
     for m in sorted(_mounts_of(rid), reverse=True):
         say("unmounting %s" % m)
-        env.run(["umount", m], check=False)
+        try:
+            env.unmount(m)
+        except env.HarnessError as e:
+            say(str(e))         # listed among the leftovers below
     rec = os.path.join(env.RUN_ROOT, rid, hugepages.RECORD)
     if os.path.exists(rec) and not _mounts_of(rid):
         with open(rec) as f:

@@ -1,6 +1,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Runs one test script: preconditions, outcome, cleanup, leftover check.
 
+Ours, not pytest's: meson reads exit codes (pytest exits 0 when every test
+skipped, not 77), one script is one meson test, and the soft checks
+(Test.check) report every mismatch of a run at once, which assert cannot.
+
 Exit codes (meson's convention): 0 pass, 1 fail, 77 skip, 99 harness error.
 After the test, whatever it created has been removed; anything of the run
 still present (netns, interface, process, mount, XDP program, EAL files)
@@ -24,6 +28,9 @@ import traceback
 from . import cleanup, env, reap, testpmd, topo
 
 EXIT_PASS, EXIT_FAIL, EXIT_SKIP, EXIT_ERROR = 0, 1, 77, 99
+# <top>/python, and the command that removes a kept or killed run's leftovers.
+LIB_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CLEANUP_PY = os.path.join(os.path.dirname(LIB_DIR), "tests", "integration", "cleanup.py")
 
 
 class Test:
@@ -152,8 +159,7 @@ def run(fn, name, description):
         pass
     elif env.keep():
         env.log("AFXDP_KEEP: everything of run %s left in place; remove it with:" % rid)
-        env.log("  python3 %s %s" % (os.path.join(os.path.dirname(os.path.dirname(
-            os.path.abspath(__file__))), "cleanup.py"), rid))
+        env.log("  PYTHONPATH=%s python3 %s %s" % (LIB_DIR, CLEANUP_PY, rid))
     else:
         leaks = list(topo.LEAKS) + cleanup.errors()
         reap.remove_run_dir(rid)

@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The l2fwd tests' side of the integration harness (tests/integration/lib):
-the forwarders under test, run inside a network namespace, their output kept
-in a file of the run, ready when they say they forward, stopped with a signal,
-their statistics parsed.
+"""The l2fwd example's programs (examples/l2fwd-af-xdp) run inside a network
+namespace, for its tests and the benchmark: their output kept in a file of
+the run, ready when they say they forward, stopped with a signal, their
+statistics parsed.
 
     fwd = Forwarder.dpdk(dut, [p0, p1], ["-q", "2", "--peer-mac", "0,%s" % h0.mac])
     fwd = Forwarder.xdp(dut, [p0, p1], ["--peer-mac", "0,%s" % h0.mac])
@@ -12,7 +12,8 @@ their statistics parsed.
     final = parse_final_table(fwd.output())
 
 Environment: L2FWD_AF_XDP and L2FWD_XDP, the programs (meson sets them);
-unset, <top>/build/examples/l2fwd-af-xdp/ is searched.
+unset, <top>/build/examples/l2fwd-af-xdp/ is searched (the benchmark names
+its build's programs itself).
 """
 
 import json
@@ -20,12 +21,11 @@ import os
 import re
 import signal
 import subprocess
-import sys
 import time
 
-TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-sys.path.insert(0, os.path.join(TOP, "tests", "integration"))
-from lib import cleanup, env, testpmd  # noqa: E402
+from . import cleanup, env, testpmd
+
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 BUILD_DIR = os.path.join(TOP, "build", "examples", "l2fwd-af-xdp")
 READY = re.compile(r"^(l2fwd-af-xdp|l2fwd-xdp): forwarding", re.M)
@@ -37,14 +37,14 @@ STOP_TIMEOUT = 30           # only against a hang: no timing is asserted
 _ROW = re.compile(r"^\s*(\d+|all)\s+(.*?)\s+(\d+)\s+(\d+)\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s*$")
 
 
-def program(var, name):
-    path = os.environ.get(var) or os.path.join(BUILD_DIR, name)
+def program(var, name, path=None):
+    path = path or os.environ.get(var) or os.path.join(BUILD_DIR, name)
     if not os.path.isfile(path) or not os.access(path, os.X_OK):
         raise env.Skip("%s not built (%s; build with ninja, or set %s)" % (name, path, var))
     return path
 
 
-def _name(port):
+def iface_name(port):
     """An interface (topo.Iface) or a name (for interfaces that do not exist)."""
     return port if isinstance(port, str) else port.name
 
@@ -62,21 +62,26 @@ class Forwarder:
         self._undo = None
 
     @classmethod
-    def dpdk(cls, ns, ports, app_args, lcores="1", eal_extra=()):
+    def dpdk(cls, ns, ports, app_args, lcores="1", eal_extra=(), devargs="", huge_dir=None,
+             mem_mb=256, path=None, wrapper=()):
         """l2fwd-af-xdp with one net_af_xdp vdev per interface of `ports`
-        (port N = ports[N]); the driver is the harness's (AFXDP_PLUGIN, or the
-        stock one)."""
+        (port N = ports[N]), `devargs` added to each; the driver is the
+        harness's (AFXDP_PLUGIN, or the stock one) unless `eal_extra` adds
+        one. `wrapper` runs it, e.g. taskset."""
         prefix = testpmd.new_file_prefix()
-        vdevs = ["net_af_xdp%d,iface=%s" % (i, _name(p)) for i, p in enumerate(ports)]
-        eal = testpmd.eal_args(ns, vdevs, file_prefix=prefix, mem_mb=256, lcores=lcores,
-                               extra=eal_extra)
-        argv = [program("L2FWD_AF_XDP", "l2fwd-af-xdp")] + eal + ["--"] + list(app_args)
+        vdevs = ["net_af_xdp%d,iface=%s%s" % (i, iface_name(p), "," + devargs if devargs else "")
+                 for i, p in enumerate(ports)]
+        eal = testpmd.eal_args(ns, vdevs, file_prefix=prefix, huge_dir=huge_dir, mem_mb=mem_mb,
+                               lcores=lcores, extra=eal_extra)
+        argv = (list(wrapper) + [program("L2FWD_AF_XDP", "l2fwd-af-xdp", path)] + eal + ["--"]
+                + list(app_args))
         return cls(ns, argv, "l2fwd-af-xdp", file_prefix=prefix)
 
     @classmethod
-    def xdp(cls, ns, ports, args):
+    def xdp(cls, ns, ports, args, path=None):
         """l2fwd-xdp on the interfaces `ports` (port N = ports[N])."""
-        argv = [program("L2FWD_XDP", "l2fwd-xdp")] + list(args) + [_name(p) for p in ports]
+        argv = ([program("L2FWD_XDP", "l2fwd-xdp", path)] + list(args)
+                + [iface_name(p) for p in ports])
         return cls(ns, argv, "l2fwd-xdp")
 
     def command_line(self):
@@ -106,7 +111,7 @@ class Forwarder:
         return self
 
     def wait_ready(self, timeout=READY_TIMEOUT):
-        deadline = time.monotonic() + timeout
+        deadline = env.deadline(timeout)
         while not READY.search(self.output()):
             if self.proc.poll() is not None:
                 self.returncode = self.proc.returncode
@@ -120,7 +125,7 @@ class Forwarder:
     def wait_exit(self, timeout=STOP_TIMEOUT):
         """Wait for it to exit by itself (bad options, --duration); exit code."""
         try:
-            self.returncode = self.proc.wait(timeout)
+            self.returncode = self.proc.wait(env.scaled(timeout))
         except subprocess.TimeoutExpired:
             raise env.Failure("%s did not exit within %ds:\n%s"
                               % (self.label, timeout, self.tail())) from None
@@ -177,13 +182,31 @@ def parse_final_table(text):
 
 
 def json_lines(text):
-    """The statistics objects printed with --json, in order."""
+    """The statistics objects printed with --json, in order (a line cut
+    short, by a kill, is left out)."""
     out = []
     for line in text.splitlines():
         line = line.strip()
-        if line.startswith("{") and '"program"' in line:
-            out.append(json.loads(line))
+        if line.startswith('{"program":'):
+            try:
+                out.append(json.loads(line))
+            except ValueError:
+                continue
     return out
+
+
+def final_totals(text):
+    """The last final --json line: its program and seconds, and rx, tx and
+    dropped summed over the ports; None if absent."""
+    finals = [doc for doc in json_lines(text) if doc.get("final")]
+    if not finals:
+        return None
+    last = finals[-1]
+    ports = [p for p in last.get("ports", []) if isinstance(p, dict) and "rx" in p]
+    return {"program": last.get("program"), "seconds": last.get("time_s"),
+            "rx": sum(int(p.get("rx", 0)) for p in ports),
+            "tx": sum(int(p.get("tx", 0)) for p in ports),
+            "dropped": sum(int(p.get("dropped", 0)) for p in ports)}
 
 
 def check_final(t, rows, nb_ports, what):

@@ -22,7 +22,7 @@ import signal
 import time
 import tty
 
-from . import cleanup, env
+from . import cleanup, dpdk_output, env
 
 PROMPT = "testpmd> "
 STARTUP_TIMEOUT = 60     # EAL init + port start; generous: the machine is shared
@@ -35,15 +35,10 @@ TRANSCRIPT_TAIL = 6000   # characters shown on failure
 # footprint per queue) in the output.
 LOG_INFO = "--log-level=pmd.net.af_xdp:info"
 
-_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b[78=>]")
 _ANSI_PARTIAL = re.compile(r"\x1b(\[[0-9;?]*)?$")
 
 # Every testpmd of the run, for the failure report.
 INSTANCES = []
-
-
-def clean(text):
-    return _ANSI.sub("", text).replace("\r", "")
 
 
 class TestPmdError(env.Failure):
@@ -94,7 +89,7 @@ def secondary_eal_args(file_prefix):
 
 class TestPmd:
     def __init__(self, ns, vdevs, *, fwd="rxonly", queues=1, huge_dir=None, mem_mb=None,
-                 total_mbufs=16384, eal_extra=(), app_extra=(), label=None):
+                 total_mbufs=16384, lcores="0,1", eal_extra=(), app_extra=(), label=None):
         cleanup.install()
         self.ns = ns
         self.vdevs = list(vdevs)
@@ -106,7 +101,7 @@ class TestPmd:
             app += ["--rxq=%d" % queues, "--txq=%d" % queues]
         self.argv = ([env.testpmd_path()]
                      + eal_args(ns, vdevs, file_prefix=self.file_prefix, huge_dir=huge_dir,
-                                mem_mb=mem_mb, extra=eal_extra)
+                                mem_mb=mem_mb, lcores=lcores, extra=eal_extra)
                      + ["--"] + app + list(app_extra))
         self.proc = None
         self.master = None
@@ -179,7 +174,7 @@ class TestPmd:
         text = self._carry + self._decoder.decode(data)
         m = _ANSI_PARTIAL.search(text)
         self._carry = text[m.start():] if m else ""
-        self.transcript += clean(text[:m.start()] if m else text)
+        self.transcript += dpdk_output.clean(text[:m.start()] if m else text)
         return True
 
     def _read_until_prompt(self, timeout, what, since=0):
@@ -276,7 +271,9 @@ class TestPmd:
     def kill(self):
         """End testpmd: `quit` first (testpmd closes its ports, so the driver
         detaches its XDP program; typed ahead, it also works while testpmd is
-        still starting, when it ignores SIGTERM), then SIGTERM, then SIGKILL."""
+        still starting, when it ignores SIGTERM), then SIGTERM, then SIGKILL.
+        Not env.end_process: `quit` comes first, the signals go to testpmd's
+        session, and its pty is drained meanwhile (a full pty blocks it)."""
         if self.proc is None or self.proc.poll() is not None:
             self._reap(1)
             return
@@ -331,7 +328,7 @@ class TestPmd:
     def port_stats(self, port=0):
         """`show port stats`: {'RX-packets': n, 'RX-missed': n, 'RX-bytes': n, ...}."""
         out = self.cmd("show port stats %d" % port)
-        stats = parse_port_stats(out)
+        stats = dpdk_output.port_stats(out).get(port, {})
         if "RX-packets" not in stats:
             raise TestPmdError("%s: cannot parse `show port stats %d`:\n%s" % (self.label, port, out))
         return stats
@@ -339,12 +336,12 @@ class TestPmd:
     def xstats(self, port=0):
         """`show port xstats`: {name: value} in the order listed."""
         out = self.cmd("show port xstats %d" % port)
-        return parse_xstats(out)
+        return dpdk_output.xstats(out).get(port, {})
 
     def port_info(self, port=0):
         """`show port info`: {'Link status': 'up', 'MTU': '1500', ...}."""
         out = self.cmd("show port info %d" % port)
-        info = parse_colon_lines(out)
+        info = dpdk_output.colon_lines(out)
         if "Link status" not in info:
             raise TestPmdError("%s: cannot parse `show port info %d`:\n%s" % (self.label, port, out))
         return info
@@ -388,48 +385,7 @@ class TestPmd:
         return self.port_stats(port)
 
 
-_NOISE = re.compile(r"^(EAL: (Detected|Multi-process socket|Selected IOVA|Physical addresses)|"
-                    r"testpmd: (create a new mbuf pool|preferred mempool ops)|libbpf: elf: skipping)")
-
-
-def problem_lines(text, limit=12):
-    """The lines of testpmd's output that say what went wrong (errors of the
-    driver, the vdev bus, EAL and testpmd), for failure messages."""
-    keys = ("af_xdp", "AF_XDP", "xdp", "vdev", "rror", "ail", "nvalid", "Cause", "No probed")
-    out = [ln.strip() for ln in text.splitlines()
-           if ln.strip() and not _NOISE.match(ln.strip()) and any(k in ln for k in keys)]
-    return out[:limit]
-
-
-def parse_port_stats(out):
-    stats = {}
-    for line in out.splitlines():
-        if "Throughput" in line:
-            break
-        for key, val in re.findall(r"([A-Za-z][A-Za-z-]*):\s+(\d+)", line):
-            stats[key] = int(val)
-    return stats
-
-
-def parse_xstats(out):
-    xs = {}
-    for line in out.splitlines():
-        m = re.match(r"^\s*(\S+):\s+(\d+)\s*$", line)
-        if m:
-            xs[m.group(1)] = int(m.group(2))
-    return xs
-
-
-def parse_colon_lines(out):
-    info = {}
-    for line in out.splitlines():
-        key, sep, val = line.partition(":")
-        if sep and key.strip() and key.strip() not in info:
-            info[key.strip()] = val.strip()
-    return info
-
-
 def run_secondary(ns, argv, timeout=60):
     """Run a DPDK secondary process (e.g. dpdk-proc-info) to completion."""
     cp = env.run(argv, ns=ns.name, check=False, timeout=timeout)
-    return cp.returncode, clean(cp.stdout + cp.stderr)
+    return cp.returncode, dpdk_output.clean(cp.stdout + cp.stderr)

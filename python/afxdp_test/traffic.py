@@ -89,9 +89,8 @@ class _FramesChild:
         self.result = doc
 
     def _kill(self):
-        if self.proc and self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait()
+        if self.proc:
+            env.end_process(self.proc)
 
 
 class Capture(_FramesChild):
@@ -171,9 +170,8 @@ class Background:
         return False
 
     def _kill(self):
-        if self.proc and self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait()
+        if self.proc:
+            env.end_process(self.proc)
         if self.proc and self.proc.stderr:
             self.proc.stderr.close()
 

@@ -1,0 +1,23 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The Python library of the project's tests and benchmark: one owner per
+concern. Imported as a package; whatever runs it puts <top>/python on
+PYTHONPATH (meson's tests, scripts/bench.sh, scripts/demo.sh; the VM gets
+the host's).
+
+  env          the run's environment: outcomes, run id and names, logging,
+               commands, the one process reaper, unmounting, the tools under
+               test and the plugin (staged where EAL will load it)
+  cleanup      the undo stack and signal handling
+  reap         finding and removing what a run left behind (the leftover check)
+  runner       one test script: preconditions, outcome, clean-up, leftovers
+  topo         network namespaces and veth pairs
+  testpmd      interactive dpdk-testpmd on a pseudo-terminal; secondaries
+  dpdk_output  what testpmd and dpdk-proc-info print, parsed
+  frames       test frames built, verified, sent and captured; the IPv4 checksum
+  traffic      frames.py run inside a namespace (send, capture, sniff, background)
+  hugepages    hugepages and a hugetlbfs for a primary that secondaries join
+  bpf          the tests' XDP objects, a bpffs, programs pinned and attached
+  cni          a fake AF_XDP device plugin (use_cni=1)
+  hosts        two hosts joined through a forwarder; ping and a TCP transfer
+  l2fwd        the l2fwd example's programs run and their statistics parsed
+"""
