@@ -298,9 +298,9 @@ def main(argv):
     meta["load_end"] = machine.loadavg()
     meta["busy_end"] = busy_text(machine.busy_processes(1.0))
     ours = [r for r in rows if r["driver"] == "ours" and not r.get("error")]
-    meta["rx_path"] = next((r["rx_path"] for r in ours if r.get("rx_path")), None)
+    meta["rx_build"] = next((r["rx_build"] for r in ours if r.get("rx_build")), None)
     meta["ours"] = ("redirect %s, Rx path %s, XDP %s" % (
-        next((r["redirect"] for r in ours if r.get("redirect")), "?"), meta["rx_path"] or "?",
+        next((r["redirect"] for r in ours if r.get("redirect")), "?"), meta["rx_build"] or "?",
         next((r["xdp_mode"] for r in ours if r.get("xdp_mode")), "?"))) if ours else "no run"
 
     order = lambda c, d, p: (PLACEMENT_ORDER.index(p), CONFIG_ORDER.index(c), DRIVER_ORDER.index(d))  # noqa: E731

@@ -31,7 +31,7 @@ _MICRO_CYCLES = re.compile(r"([\d.]+)\s*\(([\d.]+)\.\.([\d.]+)\)")
 
 
 def parse_micro(stdout):
-    """bench/micro/run.py's table: [{'impl', 'instructions', 'cycles_median',
+    """bench/micro/run.py's table: [{'build', 'instructions', 'cycles_median',
     'cycles_min', 'cycles_max', 'verdict'}], and 'huge_median', 'huge_min',
     'huge_max' when it measured on hugepages too."""
     rows = []
@@ -42,7 +42,7 @@ def parse_micro(stdout):
         cells = _MICRO_CYCLES.findall(m.group(3))
         if not cells:
             continue
-        row = {"impl": m.group(1), "instructions": float(m.group(2)), "verdict": m.group(4)}
+        row = {"build": m.group(1), "instructions": float(m.group(2)), "verdict": m.group(4)}
         for key, cell in zip(("cycles", "huge"), cells):
             row.update({key + "_median": float(cell[0]), key + "_min": float(cell[1]),
                         key + "_max": float(cell[2])})

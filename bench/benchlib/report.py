@@ -20,7 +20,7 @@ RUN_COLUMNS = [
     "tx_packets", "tx_dropped", "forwarded", "sink_rx",
     "pp_before_ns", "pp_after_ns", "placement_class", "dut_oncpu_share", "dut_wait_share", "dut_slices",
     "napi_cpu", "napi_cpu_share", "psi_cpu_some",
-    "net_rx_gen_cpu", "net_rx_dut_cpu", "redirect", "rx_path", "xdp_mode", "gen_method",
+    "net_rx_gen_cpu", "net_rx_dut_cpu", "redirect", "rx_build", "xdp_mode", "gen_method",
     "loadavg1",
 ]
 
@@ -135,7 +135,7 @@ def config_table(groups):
     return lines
 
 
-def micro_table(micro, rx_path):
+def micro_table(micro, rx_build):
     if not micro:
         return []
     huge = any("huge_median" in m for m in micro)
@@ -143,13 +143,13 @@ def micro_table(micro, rx_path):
              % (" on hugepages |" if huge else ""),
              "| --- | --- | --- |%s --- |" % (" --- |" if huge else "")]
     for m in micro:
-        used = rx_path and m["impl"].lower() == rx_path.lower()
+        used = rx_build and m["build"].lower() == rx_build.lower()
         cells = [fmt_spread((m["cycles_min"], m["cycles_median"], m["cycles_max"]))]
         if huge:
             cells.append(fmt_spread((m["huge_min"], m["huge_median"], m["huge_max"]))
                          if "huge_median" in m else "-")
         lines.append("| %s%s | %.2f | %s | %s |" % (
-            m["impl"], " (used by the driver here)" if used else "", m["instructions"],
+            m["build"], " (used by the driver here)" if used else "", m["instructions"],
             " | ".join(cells), m["verdict"]))
     return lines
 
@@ -239,7 +239,7 @@ def compose(meta, rows, groups, figs, micro, placement_names, notes):
     if micro:
         L.append("## Rx microbenchmark (bench/micro: our batch receive on in-memory rings, refill included)")
         L.append("")
-        L += micro_table(micro, meta.get("rx_path"))
+        L += micro_table(micro, meta.get("rx_build"))
         L.append("")
     elif meta.get("micro_note"):
         L.append("Rx microbenchmark: %s" % meta["micro_note"])

@@ -281,7 +281,7 @@ class Bench:
                 if not (info["driver"] or "").startswith(want):
                     raise RunError("testpmd probed the port with %s, not the %s driver"
                                    % (info["driver"] or "an unknown driver", item["driver"]))
-                row.update({"redirect": info["redirect"], "rx_path": info["rx_path"],
+                row.update({"redirect": info["redirect"], "rx_build": info["rx_build"],
                             "xdp_mode": info["xdp_mode"]})
                 napi = self._pin(item["placement"])
                 lcores = machine.threads_on(tp.proc.pid, self.s.dut_cpu, "rte-worker")[:1]
@@ -363,7 +363,7 @@ class Bench:
             fwd.close()     # ended if still running; EAL's runtime directory removed
         if cfg["kind"] == "l2fwd":
             info = dpdk_output.startup(text)
-            row.update({"redirect": info["redirect"], "rx_path": info["rx_path"],
+            row.update({"redirect": info["redirect"], "rx_build": info["rx_build"],
                         "xdp_mode": info["xdp_mode"]})
         final = l2fwd.final_totals(text)
         if final is None:

@@ -159,11 +159,11 @@ def fwd_stats(text):
 def startup(text):
     """What the start-up output says about the AF_XDP driver:
     {'driver': 'af_xdp_direct <version>' | 'stock' | None, 'redirect': 'map' |
-    'direct' | None, 'rx_path': e.g. 'x86-64-v3 (AVX2, BMI2)' or 'baseline' | None, 'xdp_mode':
+    'direct' | None, 'rx_build': e.g. 'x86-64-v3' or 'baseline' | None, 'xdp_mode':
     'native (drv)' | 'generic (skb)' | None, 'copy': 'copy' | 'zero-copy' | None,
     'dispatcher': bool | None}. Needs --log-level=pmd.net.af_xdp:info."""
     text = clean(text)
-    info = {"driver": None, "redirect": None, "rx_path": None, "xdp_mode": None,
+    info = {"driver": None, "redirect": None, "rx_build": None, "xdp_mode": None,
             "copy": None, "dispatcher": None}
     m = re.search(r"probed by af_xdp_direct (\S+)", text)
     if m:
@@ -173,9 +173,9 @@ def startup(text):
     m = re.search(r"redirect: (map|direct) \(", text)
     if m:
         info["redirect"] = m.group(1)
-    m = re.search(r"receiving with the (.+?) batch path", text)
+    m = re.search(r"receiving with the (\S+) build of the batched receive", text)
     if m:
-        info["rx_path"] = m.group(1)
+        info["rx_build"] = m.group(1)
     m = re.search(r"attached to \S+ in (native \(drv\)|generic \(skb\)|offloaded \(hw\)) mode", text)
     if m:
         info["xdp_mode"] = m.group(1)
