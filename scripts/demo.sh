@@ -91,7 +91,7 @@ wait_for() {	# pattern, seconds
 	done
 }
 wait_for "testpmd> " 60
-grep -E "probed by|socket on|XDP program|batch path|busy polling" "$work/testpmd.log" | sed 's/^/  | /' || true
+grep -E "probed by|socket on|XDP program|build of the batched receive|busy polling" "$work/testpmd.log" | sed 's/^/  | /' || true
 echo "start" >&3
 wait_for "Start automatic\|Logical Core" 10
 

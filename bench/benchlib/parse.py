@@ -26,7 +26,7 @@ def parse_json_line(stdout):
     return parse_gen_json(stdout)
 
 
-_MICRO_ROW = re.compile(r"^\|\s*(baseline|x86-64-v3 \(AVX2, BMI2\))\s*\|\s*([\d.]+)\s*\|(.*)\|\s*([^|]*?)\s*\|\s*$")
+_MICRO_ROW = re.compile(r"^\|\s*(baseline|x86-64-v3)\s*\|\s*([\d.]+)\s*\|(.*)\|\s*([^|]*?)\s*\|\s*$")
 _MICRO_CYCLES = re.compile(r"([\d.]+)\s*\(([\d.]+)\.\.([\d.]+)\)")
 
 
