@@ -9,16 +9,16 @@ CYCLES times each (more cycles than the pool has fill rings' worth of mbufs,
 so a leak of the fill ring per stop exhausts the pool):
   A. use_pinned_map=1: the program is someone else's (bpftool, pinned map).
      While port 0 is stopped every mbuf is available: avail == pool size.
-  B. two ports on two queues of one veth (the built-in map program, shared,
+  B. two ports on two queues of one veth (the built-in program, shared,
      redirect=map): while port 0 is stopped, port 1 (started, no traffic, so
      its fill ring is exactly full) holds RING mbufs: avail == pool size - RING.
+  C. the same with redirect=auto: the direct program (bpf_redirect_xsk) on
+     our patched kernel, the map elsewhere. The direct program finds a
+     queue's socket through the queue, not the map, until the socket is
+     closed: the stopped port's mbufs come back all the same, because the
+     driver closes the socket before it gives them back.
 Each `port start 0` must succeed; afterwards N frames still arrive.
 (`avail` is the common pool plus every lcore cache: see test_restart.py.)
-
-B uses redirect=map on purpose: the built-in direct program (redirect=auto
-on our patched kernel) reaches a queue's socket through the queue, not the
-map, until the socket is closed, so while it stays attached for port 1 the
-driver leaves port 0's fill ring to the kernel, by design (documented).
 
 Found a driver bug (fixed): every stop of such a port lost its whole fill
 ring, and after 6 or 7 restarts `port start 0` failed for want of mbufs.
@@ -93,11 +93,14 @@ def pinned(t, net, dut, port, peer, obj):
         cleanup.release(undo)
 
 
-def same_iface(t, net, dut, port, peer):
-    what = "second port on the interface"
-    vdevs = ["net_af_xdp%d,iface=%s,start_queue=%d,redirect=map" % (q, port.name, q)
+def same_iface(t, net, dut, port, peer, redirect):
+    what = "second port on the interface, redirect=%s" % redirect
+    vdevs = ["net_af_xdp%d,iface=%s,start_queue=%d,redirect=%s" % (q, port.name, q, redirect)
              for q in range(2)]
-    with testpmd.TestPmd(dut, vdevs, fwd="rxonly", label="testpmd[same iface]") as tp:
+    with testpmd.TestPmd(dut, vdevs, fwd="rxonly", eal_extra=[testpmd.LOG_INFO],
+                         label="testpmd[same iface, %s]" % redirect) as tp:
+        env.log("%s: the built-in program redirects with %s" % (
+            what, dpdk_output.startup(tp.startup_output)["redirect"]))
         pool = tp.mempool("mb_pool_0")
         ring = rx_ring_size(tp)
         env.log("%s: pool of %d mbufs, %d available with both ports started, fill rings of %d"
@@ -115,7 +118,8 @@ def main(t):
         port, peer = net.veth(dut, "d0", gen, "g0")
         pinned(t, net, dut, port, peer, obj)
         port, peer = net.veth(dut, "d1", gen, "g1", queues=2)
-        same_iface(t, net, dut, port, peer)
+        same_iface(t, net, dut, port, peer, "map")
+        same_iface(t, net, dut, port, peer, "auto")
 
 
 if __name__ == "__main__":
