@@ -364,14 +364,16 @@ setup_busy_poll(struct af_xdp_port *port, struct af_xdp_rx_queue *rxq)
 	if (setsockopt(rxq->fd, SOL_SOCKET, SO_PREFER_BUSY_POLL, &prefer, sizeof(prefer)) != 0 ||
 	    setsockopt(rxq->fd, SOL_SOCKET, SO_BUSY_POLL, &usecs, sizeof(usecs)) != 0 ||
 	    setsockopt(rxq->fd, SOL_SOCKET, SO_BUSY_POLL_BUDGET, &budget, sizeof(budget)) != 0) {
+		int err = errno;
+
 		if (port->args.busy_budget_given) {
 			AF_XDP_PORT_LOG(ERR, port,
 					"queue %u: busy polling (busy_budget=%d) refused by the kernel: %s; it needs Linux 5.11 and CAP_NET_ADMIN; use busy_budget=0 to run without",
-					rxq->queue_id, budget, strerror(errno));
-			return -errno;
+					rxq->queue_id, budget, strerror(err));
+			return -err;
 		}
 		AF_XDP_PORT_LOG(NOTICE, port, "queue %u: busy polling unavailable (%s): off",
-				rxq->queue_id, strerror(errno));
+				rxq->queue_id, strerror(err));
 		return 0;
 	}
 	/*
@@ -391,7 +393,7 @@ setup_busy_poll(struct af_xdp_port *port, struct af_xdp_rx_queue *rxq)
 }
 
 static void
-plug_out(struct af_xdp_port *port)
+unplug_sockets(struct af_xdp_port *port)
 {
 	uint16_t i;
 
@@ -412,7 +414,7 @@ plug_out(struct af_xdp_port *port)
 static void
 unplug(struct af_xdp_port *port)
 {
-	plug_out(port);
+	unplug_sockets(port);
 	af_xdp_prog_detach(port);
 }
 
