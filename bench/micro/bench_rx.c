@@ -14,8 +14,12 @@
  * instruction total divided by the packet count printed is instructions per
  * packet (bench/micro/run.py does that).
  *
- *   bench_rx [--bursts N] [--burst B] [--ring R] [--frame LEN] [--build baseline|x86-64-v3]
+ *   bench_rx [--bursts N] [--burst B] [--ring R] [--frame LEN] [--build baseline|x86-64-v3] [--multi-buffer]
  *            [--huge-dir DIR]   (a hugetlbfs mount: the mempool on hugepages)
+ *
+ * --multi-buffer measures the burst for frames of several descriptors
+ * (sockets bound with XDP_USE_SG): with --frame beyond a chunk, each frame
+ * then takes several.
  */
 
 #include <getopt.h>
@@ -38,7 +42,9 @@
 struct options {
 	const char *huge_dir;	/* NULL: 4 KB pages */
 	eth_rx_burst_t burst_fn;
+	eth_rx_burst_t burst_fn_mb;
 	const char *build;
+	bool multi_buffer;
 	unsigned long bursts;
 	uint16_t burst;
 	uint32_t ring;
@@ -55,6 +61,7 @@ parse_options(int argc, char **argv, struct options *o)
 		{ "frame", required_argument, NULL, 'f' },
 		{ "build", required_argument, NULL, 'i' },
 		{ "huge-dir", required_argument, NULL, 'h' },
+		{ "multi-buffer", no_argument, NULL, 'm' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -67,9 +74,11 @@ parse_options(int argc, char **argv, struct options *o)
 		case 'r': o->ring = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'f': o->frame = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'h': o->huge_dir = optarg; break;
+		case 'm': o->multi_buffer = true; break;
 		case 'i':
 			if (strcmp(optarg, "baseline") == 0) {
 				o->burst_fn = af_xdp_rx_burst_baseline;
+				o->burst_fn_mb = af_xdp_rx_burst_multi_buffer_baseline;
 #ifdef AF_XDP_HAVE_X86_64_V3
 			} else if (strcmp(optarg, "x86-64-v3") == 0) {
 				if (!rte_cpu_get_flag_enabled(RTE_CPUFLAG_AVX2) ||
@@ -79,6 +88,7 @@ parse_options(int argc, char **argv, struct options *o)
 					return 77;
 				}
 				o->burst_fn = af_xdp_rx_burst_x86_64_v3;
+				o->burst_fn_mb = af_xdp_rx_burst_multi_buffer_x86_64_v3;
 #endif
 			} else {
 				fprintf(stderr, "unknown --build %s\n", optarg);
@@ -87,7 +97,7 @@ parse_options(int argc, char **argv, struct options *o)
 			o->build = optarg;
 			break;
 		default:
-			fprintf(stderr, "usage: %s [--bursts N] [--burst B] [--ring R] [--frame LEN] [--build baseline|x86-64-v3] [--huge-dir DIR]\n",
+			fprintf(stderr, "usage: %s [--bursts N] [--burst B] [--ring R] [--frame LEN] [--build baseline|x86-64-v3] [--multi-buffer] [--huge-dir DIR]\n",
 				argv[0]);
 			return -1;
 		}
@@ -122,7 +132,9 @@ main(int argc, char **argv)
 	if (sim_eal_init_huge(argv[0], o.huge_dir) < 0)
 		return 1;
 	if (o.burst_fn == NULL)		/* as the driver chooses, which needs EAL's settings */
-		o.burst_fn = af_xdp_rx_burst_select(&o.build);
+		o.burst_fn = af_xdp_rx_burst_select(o.multi_buffer, &o.build);
+	else if (o.multi_buffer)
+		o.burst_fn = o.burst_fn_mb;
 
 	/* A cache as an application's would have; more mbufs than in flight. */
 	mp = rte_pktmbuf_pool_create("bench_rx", 4 * o.ring + 1024, 256, 0,
@@ -136,13 +148,16 @@ main(int argc, char **argv)
 	rxq.mb_pool = mp;
 	rxq.port_id = 0;
 	af_xdp_rxq_bind(&rxq, &rx.view, &fill.view, &layout, -1);
+	rxq.scatter = o.multi_buffer;
 	af_xdp_rxq_fill(&rxq);
 
 	for (i = 0; i < o.bursts; i++) {
 		uint64_t t0, t1;
 		uint16_t got;
 
-		sim_kernel_receive(&fill, &rx, layout.area, &o.frame, 1, o.burst, false, &seq);
+		sim_kernel_receive_mb(&fill, &rx, layout.area,
+				      o.multi_buffer ? layout.max_frame : UINT32_MAX, &o.frame, 1,
+				      o.burst, false, &seq);
 		t0 = rte_rdtsc_precise();
 		CALLGRIND_TOGGLE_COLLECT;
 		got = o.burst_fn(&rxq, bufs, o.burst);
@@ -158,7 +173,7 @@ main(int argc, char **argv)
 		cycles_with_free += rte_rdtsc_precise() - t0;
 	}
 
-	printf("build %s\n", o.build);
+	printf("build %s%s\n", o.build, o.multi_buffer ? ", multi-buffer" : "");
 	printf("packets %" PRIu64 "\n", packets);
 	printf("bursts %lu of %u\n", o.bursts, o.burst);
 	printf("cycles_per_packet %.2f\n", (double)cycles / (double)packets);

@@ -66,41 +66,60 @@ sim_ring_free(struct sim_ring *r)
 
 /*
  * Kernel receive of n frames of the given lengths (lens cycles when shorter
- * than n): each takes a fill entry and becomes an Rx descriptor.  Writes a
- * pattern (frame index + byte offset) into the frame when fill_data is set.
- * Returns the frames received (fewer when the fill or Rx ring runs out).
+ * than n), as copy-mode AF_XDP does with multi-buffer: a frame takes one
+ * fill entry and one Rx descriptor per frame_size bytes (the frame at
+ * XDP_PACKET_HEADROOM into each chunk, XDP_PKT_CONTD on all descriptors but
+ * its last), all or none: a frame without enough fill entries or Rx slots
+ * stops the receive.  Writes a pattern (frame index + byte offset in the
+ * frame) when fill_data is set.  Returns the frames received.
  */
+static inline uint32_t
+sim_kernel_receive_mb(struct sim_ring *fill, struct sim_ring *rx, uintptr_t area,
+		      uint32_t frame_size, const uint32_t *lens, uint32_t nb_lens, uint32_t n,
+		      bool fill_data, uint32_t *seq)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++) {
+		const uint64_t off = AF_XDP_PACKET_HEADROOM;
+		uint32_t len = lens[*seq % nb_lens];
+		uint32_t descs = len == 0 ? 0 : (len - 1) / frame_size + 1, k, done = 0;
+
+		if (len == 0 || fill->producer - fill->consumer < descs ||
+		    rx->size - (rx->producer - rx->consumer) < descs)
+			break;
+		for (k = 0; k < descs; k++) {
+			uint64_t chunk = ((uint64_t *)fill->entries)[fill->consumer & (fill->size - 1)];
+			struct xdp_desc *d =
+				&((struct xdp_desc *)rx->entries)[rx->producer & (rx->size - 1)];
+			uint32_t seg = RTE_MIN(frame_size, len - done);
+
+			fill->consumer++;
+			if (fill_data) {
+				uint8_t *p = (uint8_t *)(area + chunk + off);
+				uint32_t b;
+
+				for (b = 0; b < seg; b++)
+					p[b] = (uint8_t)(*seq + done + b);
+			}
+			d->addr = chunk | (off << XSK_UNALIGNED_BUF_OFFSET_SHIFT);
+			d->len = seg;
+			d->options = k + 1 < descs ? XDP_PKT_CONTD : 0;
+			rx->producer++;
+			done += seg;
+		}
+		(*seq)++;
+	}
+	return i;
+}
+
+/* The same, every frame in one descriptor whatever its length. */
 static inline uint32_t
 sim_kernel_receive(struct sim_ring *fill, struct sim_ring *rx, uintptr_t area,
 		   const uint32_t *lens, uint32_t nb_lens, uint32_t n, bool fill_data,
 		   uint32_t *seq)
 {
-	uint32_t i;
-
-	for (i = 0; i < n; i++) {
-		uint64_t chunk, off = AF_XDP_PACKET_HEADROOM;
-		struct xdp_desc *d;
-		uint32_t len = lens[*seq % nb_lens];
-
-		if (fill->producer == fill->consumer || rx->producer - rx->consumer == rx->size)
-			break;
-		chunk = ((uint64_t *)fill->entries)[fill->consumer & (fill->size - 1)];
-		fill->consumer++;
-		if (fill_data) {
-			uint8_t *p = (uint8_t *)(area + chunk + off);
-			uint32_t b;
-
-			for (b = 0; b < len; b++)
-				p[b] = (uint8_t)(*seq + b);
-		}
-		d = &((struct xdp_desc *)rx->entries)[rx->producer & (rx->size - 1)];
-		d->addr = chunk | (off << XSK_UNALIGNED_BUF_OFFSET_SHIFT);
-		d->len = len;
-		d->options = 0;
-		rx->producer++;
-		(*seq)++;
-	}
-	return i;
+	return sim_kernel_receive_mb(fill, rx, area, UINT32_MAX, lens, nb_lens, n, fill_data, seq);
 }
 
 /*

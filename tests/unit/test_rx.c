@@ -23,8 +23,9 @@
 #define PORT_ID 3
 #define POOL_SIZE 8192
 
-/* Every test runs against each implementation of the burst. */
+/* Every test runs against each build of the burst, for one or several descriptors a frame. */
 static eth_rx_burst_t rx_burst_fn;
+static eth_rx_burst_t rx_burst_mb_fn;
 
 struct rx_env {
 	struct rte_mempool *mp;
@@ -382,6 +383,242 @@ test_reclaim(void)
 	env_free(&e);
 }
 
+/* ---- frames of several descriptors (multi-buffer) ---- */
+
+/* A multi-buffer queue: the burst for chains, the scatter offload on. */
+static void
+env_init_mb(struct rx_env *e, uint32_t ring_size, unsigned int pool_size)
+{
+	env_init(e, ring_size, pool_size);
+	e->rxq.scatter = true;
+}
+
+static uint32_t
+frame_size(const struct rx_env *e)
+{
+	return e->layout.max_frame;
+}
+
+/* The kernel delivers n frames of the lengths given, as many descriptors as each takes. */
+static uint32_t
+deliver(struct rx_env *e, const uint32_t *lens, uint32_t nb_lens, uint32_t n)
+{
+	return sim_kernel_receive_mb(&e->fill, &e->rx, e->layout.area, frame_size(e), lens,
+				     nb_lens, n, true, &e->seq_sent);
+}
+
+/*
+ * One received frame of len bytes: a chain of one mbuf per frame_size
+ * bytes, every field right, the bytes intact and in order across segments.
+ */
+static void
+check_frame(struct rx_env *e, const struct rte_mbuf *m, uint32_t len)
+{
+	uint32_t segs = (len - 1) / frame_size(e) + 1, off = 0, bad = 0, i, b;
+	const struct rte_mbuf *seg = m;
+
+	CHECK_EQ(m->pkt_len, len);
+	CHECK_EQ(m->nb_segs, segs);
+	CHECK_EQ(m->port, PORT_ID);
+	CHECK_EQ(m->ol_flags, 0);
+	CHECK_EQ(m->packet_type, 0);
+	CHECK_EQ(m->vlan_tci, 0);
+	for (i = 0; i < segs && seg != NULL; i++, seg = seg->next) {
+		const uint8_t *p = rte_pktmbuf_mtod(seg, const uint8_t *);
+		uint32_t want = RTE_MIN(frame_size(e), len - off);
+
+		CHECK_EQ(seg->data_len, want);
+		CHECK_EQ(seg->data_off, AF_XDP_PACKET_HEADROOM);
+		CHECK_EQ(rte_mbuf_refcnt_read(seg), 1);
+		CHECK(seg->pool == e->mp, "segment %u not from the pool", i);
+		for (b = 0; b < seg->data_len; b++)
+			bad += p[b] != (uint8_t)(e->seq_seen + off + b);
+		off += seg->data_len;
+	}
+	CHECK(i == segs && seg == NULL, "frame %u: %u segments linked, %u expected", e->seq_seen,
+	      i, segs);
+	CHECK(bad == 0, "frame %u: %u bytes differ", e->seq_seen, bad);
+	CHECK_EQ(off, len);
+	e->seq_seen++;
+}
+
+/* One burst of up to burst frames; expect frames of the lengths given, in order. */
+static uint16_t
+receive_mb(struct rx_env *e, uint16_t burst, const uint32_t *lens, uint32_t nb_lens,
+	   uint16_t expect)
+{
+	struct rte_mbuf *bufs[512];
+	uint16_t got, i;
+
+	got = rx_burst_mb_fn(&e->rxq, bufs, burst);
+	CHECK_EQ(got, expect);
+	for (i = 0; i < got; i++)
+		check_frame(e, bufs[i], lens[e->seq_seen % nb_lens]);
+	rte_pktmbuf_free_bulk(bufs, got);
+	return got;
+}
+
+/* Chains of 2 to 18 descriptors, some exact multiples of the chunk's frame size. */
+static void
+test_mb_chains(void)
+{
+	uint64_t bytes = 0;
+	uint32_t k, lens[1];
+	struct rx_env e;
+
+	env_init_mb(&e, 512, POOL_SIZE);
+	af_xdp_rxq_fill(&e.rxq);
+	for (k = 1; k <= 18; k++) {
+		uint32_t variant;
+
+		for (variant = 0; variant < 2; variant++) {
+			lens[0] = k * frame_size(&e) - (variant == 0 ? 0 : 7);
+			e.seq_sent = e.seq_seen;	/* the pattern follows lens[0] */
+			CHECK_EQ(deliver(&e, lens, 1, 1), 1);
+			receive_mb(&e, 32, lens, 1, 1);
+			bytes += lens[0];
+		}
+	}
+	CHECK_EQ(e.rxq.stats.packets, 36);
+	CHECK_EQ(e.rxq.stats.bytes, bytes);
+	CHECK_EQ(e.rxq.stats.multi_buffer, 34);
+	CHECK_EQ(e.rxq.stats.chains_dropped, 0);
+	env_free(&e);
+}
+
+/*
+ * A frame whose last descriptors the kernel has not produced yet at the end
+ * of a burst is kept and completed by a later burst; and one that straddles
+ * two batches of 64 arrives whole in one burst.
+ */
+static void
+test_mb_split(void)
+{
+	static const uint32_t one[] = { 9000 };
+	uint32_t lens[64], i, fs;
+	struct rx_env e;
+
+	env_init_mb(&e, 512, POOL_SIZE);
+	af_xdp_rxq_fill(&e.rxq);
+	fs = frame_size(&e);
+	/* 9000 bytes: 5 descriptors; the kernel shows the first 3. */
+	CHECK_EQ(deliver(&e, one, 1, 1), 1);
+	e.rx.producer -= 2;
+	receive_mb(&e, 32, one, 1, 0);
+	CHECK(e.rxq.chain.head != NULL, "the partial frame is not kept");
+	e.rx.producer += 2;
+	receive_mb(&e, 32, one, 1, 1);
+	/* 63 frames of one descriptor, then one of 5: the batch boundary cuts it. */
+	for (i = 0; i < 63; i++)
+		lens[i] = 60 + i;
+	lens[63] = 4 * fs + 1;
+	e.seq_sent = e.seq_seen = 0;
+	CHECK_EQ(deliver(&e, lens, 64, 64), 64);
+	receive_mb(&e, 64, lens, 64, 64);
+	CHECK_EQ(e.rxq.stats.full_batches, 1);
+	env_free(&e);
+}
+
+/* Bursts of mixed frames over the smallest ring, chains across its end, in order. */
+static void
+test_mb_mixed_and_wrap(void)
+{
+	static const uint32_t lens[] = { 60, 9000, 64, 1514, 3000, 60, 60, 9014, 42, 5000 };
+	uint32_t round, sent = 0;
+	struct rx_env e;
+
+	env_init_mb(&e, AF_XDP_RING_MIN, POOL_SIZE);
+	af_xdp_rxq_fill(&e.rxq);
+	for (round = 0; round < 200; round++) {
+		uint32_t n = deliver(&e, lens, RTE_DIM(lens), 1 + round % 40);
+		uint16_t got = 0;
+
+		sent += n;
+		while (e.seq_seen < sent && got < 100)
+			got += receive_mb(&e, 64, lens, RTE_DIM(lens),
+					  (uint16_t)RTE_MIN(64u, sent - e.seq_seen));
+	}
+	CHECK_EQ(e.seq_seen, e.seq_sent);
+	CHECK((uint32_t)(e.rx.consumer - SIM_START_INDEX) > 2 * AF_XDP_RING_MIN, "ring wrapped");
+	CHECK(e.rxq.chain.head == NULL, "a frame left half assembled");
+	CHECK_EQ(e.rxq.stats.chains_dropped, 0);
+	env_free(&e);
+}
+
+/*
+ * Mempool exhaustion: the kernel delivers a frame only when it has a fill
+ * entry for each of its descriptors; frames held by the application until
+ * nothing comes; never half a frame; every mbuf accounted for.
+ */
+static void
+test_mb_exhaustion(void)
+{
+	static const uint32_t lens[] = { 9000, 60 };	/* 5 + 1 descriptors */
+	struct rte_mbuf *held[512];
+	unsigned int pool = 256 + 64, n = 0, in_mbufs = 0, i;
+	struct rx_env e;
+	uint16_t got;
+
+	env_init_mb(&e, 256, pool);
+	CHECK_EQ(af_xdp_rxq_fill(&e.rxq), 256);
+	do {
+		deliver(&e, lens, RTE_DIM(lens), 16);
+		got = rx_burst_mb_fn(&e.rxq, held + n, 64);
+		n += got;
+	} while (got != 0 && n < RTE_DIM(held));
+	for (i = 0; i < n; i++) {
+		check_frame(&e, held[i], lens[i % RTE_DIM(lens)]);
+		in_mbufs += held[i]->nb_segs;
+	}
+	CHECK(e.rxq.chain.head == NULL, "half a frame kept");
+	CHECK(e.rxq.stats.nombuf > 0, "nombuf not counted");
+	/* Every mbuf: held in whole frames, offered to the kernel, or in the pool. */
+	CHECK_EQ(in_mbufs + (e.fill.producer - e.fill.consumer) + rte_mempool_avail_count(e.mp),
+		 pool);
+	/* Freed, they refill the ring at the next poll, whole batches at a time. */
+	rte_pktmbuf_free_bulk(held, n);
+	CHECK_EQ(rx_burst_mb_fn(&e.rxq, held, 64), 0);
+	CHECK(fill_space(&e) < AF_XDP_RX_BATCH, "fill ring not refilled");
+	CHECK_EQ(af_xdp_rxq_reclaim(&e.rxq), e.fill.producer - e.fill.consumer);
+	CHECK_EQ(rte_mempool_avail_count(e.mp), pool);
+	env_free(&e);
+}
+
+/*
+ * Without the scatter offload the application takes frames of one mbuf: a
+ * chain is dropped and counted, as a NIC without scatter would; a frame
+ * half assembled at unbind is freed; nothing is lost.
+ */
+static void
+test_mb_no_scatter_and_unbind(void)
+{
+	static const uint32_t lens[] = { 60, 9000, 64 };
+	struct rte_mbuf *bufs[8];
+	struct rx_env e;
+
+	env_init_mb(&e, 256, POOL_SIZE);
+	e.rxq.scatter = false;
+	af_xdp_rxq_fill(&e.rxq);
+	CHECK_EQ(deliver(&e, lens, RTE_DIM(lens), 3), 3);
+	CHECK_EQ(rx_burst_mb_fn(&e.rxq, bufs, 8), 2);
+	CHECK_EQ(bufs[0]->pkt_len, 60);
+	CHECK_EQ(bufs[1]->pkt_len, 64);
+	rte_pktmbuf_free_bulk(bufs, 2);
+	CHECK_EQ(e.rxq.stats.chains_dropped, 1);
+	CHECK_EQ(e.rxq.stats.packets, 2);
+	/* The first 3 descriptors of a 5-descriptor frame, then the socket goes. */
+	e.rxq.scatter = true;
+	CHECK_EQ(deliver(&e, lens + 1, 1, 1), 1);
+	e.rx.producer -= 2;
+	CHECK_EQ(rx_burst_mb_fn(&e.rxq, bufs, 8), 0);
+	af_xdp_rxq_unbind(&e.rxq);
+	CHECK(e.rxq.chain.head == NULL, "chain kept after unbind");
+	e.rx.producer += 2;	/* the kernel's last two descriptors, never taken */
+	CHECK_EQ(af_xdp_rxq_reclaim(&e.rxq), e.fill.producer - e.fill.consumer + 2);
+	CHECK_EQ(rte_mempool_avail_count(e.mp), POOL_SIZE);
+	env_free(&e);
+}
+
 /*
  * One build of the burst per run (argv[1]: baseline or x86-64-v3), one meson
  * test each: a CPU without x86-64-v3 reports that build's test as skipped.
@@ -393,6 +630,7 @@ main(int argc, char **argv)
 
 	if (strcmp(build, "baseline") == 0) {
 		rx_burst_fn = af_xdp_rx_burst_baseline;
+		rx_burst_mb_fn = af_xdp_rx_burst_multi_buffer_baseline;
 #ifdef AF_XDP_HAVE_X86_64_V3
 	} else if (strcmp(build, "x86-64-v3") == 0) {
 		if (!(rte_cpu_get_flag_enabled(RTE_CPUFLAG_AVX2) &&
@@ -402,6 +640,7 @@ main(int argc, char **argv)
 			return UNIT_SKIP;
 		}
 		rx_burst_fn = af_xdp_rx_burst_x86_64_v3;
+		rx_burst_mb_fn = af_xdp_rx_burst_multi_buffer_x86_64_v3;
 #endif
 	} else {
 		fprintf(stderr, "usage: %s [baseline|x86-64-v3]: no build %s here\n", argv[0], build);
@@ -420,6 +659,19 @@ main(int argc, char **argv)
 	RUN(test_empty_and_wakeup);
 	RUN(test_mbuf_exhaustion);
 	RUN(test_reclaim);
+	/* The single-descriptor tests again, through the burst for chains. */
+	rx_burst_fn = rx_burst_mb_fn;
+	RUN(test_burst_sizes);
+	RUN(test_refill_counts);
+	RUN(test_burst_limits);
+	RUN(test_wraparound);
+	RUN(test_empty_and_wakeup);
+	RUN(test_mbuf_exhaustion);
+	RUN(test_mb_chains);
+	RUN(test_mb_split);
+	RUN(test_mb_mixed_and_wrap);
+	RUN(test_mb_exhaustion);
+	RUN(test_mb_no_scatter_and_unbind);
 	rte_eal_cleanup();
 	return unit_summary();
 }

@@ -161,21 +161,182 @@ test_copies(void)
 	env_free(&e);
 }
 
+/* A frame of len bytes in one mbuf of a pool with a data room of 16 KiB. */
+static struct rte_mbuf *
+big_frame(struct rte_mempool **mp, uint32_t len, uint8_t seed)
+{
+	if (*mp == NULL)
+		*mp = rte_pktmbuf_pool_create("tx_big", 64, 0, 0, 16384 + RTE_PKTMBUF_HEADROOM,
+					      SOCKET_ID_ANY);
+	CHECK(*mp != NULL, "big pool");
+	return frame(*mp, len, seed);
+}
+
+/* Without multi-buffer, a frame must fit one UMEM mbuf: a longer one is dropped, counted. */
 static void
 test_too_long(void)
 {
+	struct rte_mempool *big = NULL;
 	struct rte_mbuf *bufs[2];
 	struct tx_env e;
 
 	env_init(&e, 256);
 	bufs[0] = frame(e.umem_pool, 60, 0);
-	bufs[1] = frame(e.umem_pool, 60, 0);
-	/* Longer than a chunk: the kernel would reject it. */
-	bufs[1]->pkt_len = e.layout.chunk_size + 1;
+	bufs[1] = big_frame(&big, e.layout.chunk_size + 1, 0);
 	CHECK_EQ(af_xdp_tx_burst(&e.txq, bufs, 2), 2);
 	CHECK_EQ(e.txq.stats.dropped, 1);
 	CHECK_EQ(e.txq.stats.packets, 1);
 	CHECK_EQ(e.tx.producer - SIM_START_INDEX, 1);
+	CHECK_EQ(rte_mempool_avail_count(big), 64);
+	/* Longer than the MTU allows: dropped too, even if it fits a chunk. */
+	af_xdp_txq_set_frame_limits(&e.txq, 1518, 1);
+	bufs[0] = frame(e.umem_pool, 1519, 0);
+	CHECK_EQ(af_xdp_tx_burst(&e.txq, bufs, 1), 1);
+	CHECK_EQ(e.txq.stats.dropped, 2);
+	CHECK_EQ(e.tx.producer - SIM_START_INDEX, 1);
+	env_free(&e);
+	rte_mempool_free(big);
+}
+
+/* The descriptors of one frame: n of them from the kernel's side of the ring. */
+static void
+check_frame_descs(struct tx_env *e, const struct xdp_desc *d, uint32_t n, uint32_t len,
+		  uint8_t seed)
+{
+	uint32_t i, done = 0;
+
+	for (i = 0; i < n; i++) {
+		CHECK_EQ(d[i].options, i + 1 < n ? XDP_PKT_CONTD : 0);
+		CHECK(same_bytes(desc_data(e, &d[i]), d[i].len, (uint8_t)(seed + done)),
+		      "segment %u bytes", i);
+		done += d[i].len;
+	}
+	CHECK_EQ(done, len);
+}
+
+/* Multi-buffer: a chain of UMEM mbufs goes in place, a descriptor a segment. */
+static void
+test_chain_in_place(void)
+{
+	static const uint16_t segs[] = { 1000, 2000, 500 };
+	struct rte_mbuf *head = NULL, *seg[3];
+	struct xdp_desc sent[8];
+	uint32_t off = 0, i;
+	struct tx_env e;
+
+	env_init(&e, 256);
+	af_xdp_txq_set_frame_limits(&e.txq, 9018, 18);
+	for (i = 0; i < RTE_DIM(segs); i++) {
+		seg[i] = frame(e.umem_pool, segs[i], (uint8_t)off);
+		off += segs[i];
+		if (head == NULL)
+			head = seg[i];
+		else
+			CHECK(rte_pktmbuf_chain(head, seg[i]) == 0, "chain");
+	}
+	CHECK_EQ(af_xdp_tx_burst(&e.txq, &head, 1), 1);
+	CHECK_EQ(e.txq.stats.packets, 1);
+	CHECK_EQ(e.txq.stats.bytes, off);
+	CHECK_EQ(e.txq.stats.copies, 0);
+	CHECK_EQ(e.txq.stats.multi_buffer, 1);
+	CHECK_EQ(e.txq.outstanding, 3);
+	CHECK_EQ(sim_kernel_transmit(&e.tx, &e.comp, sent, RTE_DIM(sent)), 3);
+	for (i = 0; i < 3; i++)
+		CHECK(desc_data(&e, &sent[i]) == rte_pktmbuf_mtod(seg[i], const uint8_t *),
+		      "segment %u not in place", i);
+	check_frame_descs(&e, sent, 3, off, 0);
+	/* Each segment is freed with its own completion, none twice. */
+	af_xdp_txq_drain(&e.txq);
+	CHECK_EQ(e.txq.outstanding, 0);
+	CHECK_EQ(rte_mempool_avail_count(e.umem_pool), POOL_SIZE);
+	env_free(&e);
+}
+
+/*
+ * Multi-buffer: what cannot go in place is copied into as many UMEM mbufs
+ * as it takes; a frame of more segments than the kernel takes is copied
+ * into fewer if it can be, dropped and counted if not.
+ */
+static void
+test_chain_copies(void)
+{
+	struct rte_mempool *big = NULL;
+	const uint32_t room = RTE_MBUF_DEFAULT_BUF_SIZE - RTE_PKTMBUF_HEADROOM;
+	struct rte_mbuf *bufs[3], *m;
+	struct xdp_desc sent[64];
+	struct tx_env e;
+	uint32_t i, n;
+
+	env_init(&e, 256);
+	af_xdp_txq_set_frame_limits(&e.txq, 65535, 18);
+	/* One foreign mbuf of 9000 bytes: 5 UMEM mbufs. */
+	bufs[0] = big_frame(&big, 9000, 1);
+	/* 20 UMEM segments of 100 bytes: copied, into one. */
+	bufs[1] = frame(e.umem_pool, 100, 2);
+	for (i = 1; i < 20; i++)
+		CHECK(rte_pktmbuf_chain(bufs[1], frame(e.umem_pool, 100, (uint8_t)(2 + 100 * i)))
+		      == 0, "chain");
+	/* 20 segments of 2000 bytes: more than 18 UMEM mbufs even copied. */
+	bufs[2] = frame(e.umem_pool, 2000, 3);
+	for (i = 1; i < 20; i++)
+		CHECK(rte_pktmbuf_chain(bufs[2], frame(e.umem_pool, 2000, 3)) == 0, "chain");
+	CHECK_EQ(af_xdp_tx_burst(&e.txq, bufs, 3), 3);
+	CHECK_EQ(e.txq.stats.packets, 2);
+	CHECK_EQ(e.txq.stats.copies, 2);
+	CHECK_EQ(e.txq.stats.too_many_segs, 1);
+	CHECK_EQ(e.txq.stats.multi_buffer, 1);
+	n = sim_kernel_transmit(&e.tx, &e.comp, sent, RTE_DIM(sent));
+	CHECK_EQ(n, (9000 + room - 1) / room + 1);
+	check_frame_descs(&e, sent, n - 1, 9000, 1);
+	check_frame_descs(&e, sent + n - 1, 1, 2000, 2);
+	af_xdp_txq_drain(&e.txq);
+	/* Everything back: originals freed at once, copies on completion, the dropped one. */
+	CHECK_EQ(rte_mempool_avail_count(e.umem_pool), POOL_SIZE);
+	CHECK_EQ(rte_mempool_avail_count(big), 64);
+	/* A chain shared with someone else (refcnt 2) is copied, not unlinked. */
+	m = frame(e.umem_pool, 300, 4);
+	CHECK(rte_pktmbuf_chain(m, frame(e.umem_pool, 300, (uint8_t)(4 + 300))) == 0, "chain");
+	rte_pktmbuf_refcnt_update(m, 1);
+	CHECK_EQ(af_xdp_tx_burst(&e.txq, &m, 1), 1);
+	CHECK_EQ(e.txq.stats.copies, 3);
+	CHECK_EQ(m->nb_segs, 2);
+	CHECK(m->next != NULL, "the shared chain was unlinked");
+	rte_pktmbuf_free(m);
+	sim_kernel_transmit(&e.tx, &e.comp, NULL, 0);
+	af_xdp_txq_drain(&e.txq);
+	CHECK_EQ(rte_mempool_avail_count(e.umem_pool), POOL_SIZE);
+	env_free(&e);
+	rte_mempool_free(big);
+}
+
+/* The ring's space is counted in descriptors: a frame goes whole or not at all. */
+static void
+test_ring_space_in_descriptors(void)
+{
+	struct rte_mbuf *bufs[60];
+	struct tx_env e;
+	unsigned int i;
+
+	env_init(&e, 256);
+	af_xdp_txq_set_frame_limits(&e.txq, 65535, 18);
+	/* Frames of 5 descriptors: 51 fill 255 of the 256 slots. */
+	for (i = 0; i < RTE_DIM(bufs); i++) {
+		unsigned int k;
+
+		bufs[i] = frame(e.umem_pool, 100, 0);
+		for (k = 1; k < 5; k++)
+			CHECK(rte_pktmbuf_chain(bufs[i], frame(e.umem_pool, 100, 0)) == 0, "chain");
+	}
+	CHECK_EQ(af_xdp_tx_burst(&e.txq, bufs, RTE_DIM(bufs)), 51);
+	CHECK_EQ(e.tx.producer - SIM_START_INDEX, 255);
+	CHECK_EQ(e.txq.outstanding, 255);
+	/* The caller kept the rest, whole. */
+	CHECK_EQ(bufs[51]->nb_segs, 5);
+	sim_kernel_transmit(&e.tx, &e.comp, NULL, 0);
+	CHECK_EQ(af_xdp_tx_burst(&e.txq, bufs + 51, RTE_DIM(bufs) - 51), RTE_DIM(bufs) - 51);
+	sim_kernel_transmit(&e.tx, &e.comp, NULL, 0);
+	af_xdp_txq_drain(&e.txq);
+	CHECK_EQ(rte_mempool_avail_count(e.umem_pool), POOL_SIZE);
 	env_free(&e);
 }
 
@@ -217,6 +378,9 @@ main(int argc __rte_unused, char **argv)
 	RUN(test_in_place);
 	RUN(test_copies);
 	RUN(test_too_long);
+	RUN(test_chain_in_place);
+	RUN(test_chain_copies);
+	RUN(test_ring_space_in_descriptors);
 	RUN(test_ring_full_and_wakeup);
 	rte_eal_cleanup();
 	return unit_summary();

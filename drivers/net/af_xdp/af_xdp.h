@@ -116,14 +116,29 @@ struct af_xdp_rx_stats {
 	uint64_t full_batches;		/* batches of AF_XDP_RX_BATCH descriptors */
 	uint64_t partial_batches;	/* shorter, non-empty batches */
 	uint64_t wakeups;		/* syscalls made because the kernel asked */
+	uint64_t multi_buffer;		/* frames of more than one descriptor, delivered */
+	uint64_t chains_dropped;	/* multi-descriptor frames dropped: no scatter, too long */
 };
 
 struct af_xdp_tx_stats {
 	uint64_t packets;
 	uint64_t bytes;
-	uint64_t dropped;	/* frames longer than a UMEM chunk holds, freed unsent */
-	uint64_t copies;	/* frames copied into the UMEM (foreign or chained mbufs) */
+	uint64_t dropped;	/* frames too long (MTU; a chunk without multi-buffer), freed */
+	uint64_t too_many_segs;	/* frames of more descriptors than the kernel takes, freed */
+	uint64_t copies;	/* frames copied into the UMEM (foreign, shared or long mbufs) */
+	uint64_t multi_buffer;	/* frames sent as several descriptors */
 	uint64_t wakeups;
+};
+
+/*
+ * A frame of several descriptors (XDP_PKT_CONTD on all but the last) while
+ * its segments are linked: kept in the queue from one burst to the next
+ * when its last descriptors have not been taken yet.  head's nb_segs and
+ * pkt_len are kept true, so that the chain can be freed whole at any time.
+ */
+struct af_xdp_rx_chain {
+	struct rte_mbuf *head;		/* NULL: no frame being assembled */
+	struct rte_mbuf *tail;
 };
 
 struct af_xdp_rx_queue {
@@ -137,9 +152,11 @@ struct af_xdp_rx_queue {
 	int fd;
 	bool busy_poll;			/* syscall on empty polls to drive NAPI */
 	bool fill_starved;		/* last refill failed: retry on every poll */
-	uint32_t taken;			/* frames taken since the fill ring was topped up */
+	uint32_t taken;			/* descriptors taken since the fill ring was topped up */
 	uint32_t idle_polls;		/* empty polls, to look at the fill ring now and then */
 	bool busy_poll_check;		/* see on the first frames if busy polling works */
+	bool scatter;			/* multi-descriptor frames delivered as mbuf chains */
+	struct af_xdp_rx_chain chain;
 	struct af_xdp_rx_stats stats;
 
 	/* Set-up and control. */
@@ -148,14 +165,20 @@ struct af_xdp_rx_queue {
 	uint32_t nb_desc;
 } __rte_cache_aligned;
 
+/* Descriptors one Tx frame may take at most, whatever the kernel allows. */
+#define AF_XDP_TX_MAX_SEGS	64
+
 struct af_xdp_tx_queue {
 	struct xsk_ring tx;		/* frames handed to the kernel */
 	struct xsk_ring comp;		/* chunks the kernel is done with */
 	uintptr_t mbuf_base;
 	struct rte_mempool *umem_pool;	/* the mempool that is the UMEM */
-	uint32_t max_frame;
+	uint32_t max_frame;		/* longest frame sent as one mbuf in place */
+	uint32_t chunk_size;		/* the most a descriptor takes */
+	uint32_t max_pkt_len;		/* longest frame the interface takes */
+	uint16_t max_segs;		/* descriptors per frame: 1 without multi-buffer */
 	int fd;
-	uint32_t outstanding;		/* frames given to the kernel, not completed */
+	uint32_t outstanding;		/* descriptors given to the kernel, not completed */
 	struct af_xdp_tx_stats stats;
 
 	uint16_t port_id;
@@ -174,6 +197,7 @@ struct af_xdp_socket {
 	void *maps[4];			/* mmap of each ring, for munmap */
 	size_t map_len[4];
 	bool zero_copy;
+	bool multi_buffer;		/* bound with XDP_USE_SG: frames of several descriptors */
 };
 
 /* What a port keeps per queue index, for queue_count indexes. */

@@ -32,6 +32,7 @@
 
 #include "af_xdp.h"
 #include "af_xdp_iface.h"
+#include "af_xdp_kernel.h"
 #include "af_xdp_link.h"
 #include "af_xdp_mp.h"
 #include "af_xdp_prog.h"
@@ -77,11 +78,32 @@ txq_at(const struct rte_eth_dev *dev, uint16_t i)
 	return i < dev->data->nb_tx_queues ? dev->data->tx_queues[i] : NULL;
 }
 
-/* Largest frame every configured Rx queue's mempool can hold. */
+/*
+ * Frame limits.  The kernel places a frame XDP_PACKET_HEADROOM into its
+ * chunk, and a chunk is at most a page: so a frame of one descriptor is at
+ * most a page minus that headroom, whatever the mempool, and at most its
+ * chunk minus the headroom for a given mempool.  With AF_XDP multi-buffer
+ * (XDP_USE_SG, Linux 6.6) a frame may take several descriptors: in copy
+ * mode up to MAX_SKB_FRAGS + 1, as many as the kernel builds a transmitted
+ * skb of (a received frame forwarded must be sendable).
+ */
+static uint32_t
+page_frame_max(void)
+{
+	return (uint32_t)sysconf(_SC_PAGESIZE) - AF_XDP_PACKET_HEADROOM;
+}
+
+static uint32_t
+max_segs(void)
+{
+	return af_xdp_kernel_max_skb_frags() + 1;
+}
+
+/* The longest frame of one descriptor every configured Rx queue's mempool holds. */
 static uint32_t
 max_rx_frame(const struct rte_eth_dev *dev)
 {
-	uint32_t max = (uint32_t)sysconf(_SC_PAGESIZE) - AF_XDP_PACKET_HEADROOM;
+	uint32_t max = page_frame_max();
 	uint16_t i;
 
 	for (i = 0; i < dev->data->nb_rx_queues; i++) {
@@ -93,6 +115,66 @@ max_rx_frame(const struct rte_eth_dev *dev)
 			max = RTE_MIN(max, layout.max_frame);
 	}
 	return max;
+}
+
+static bool
+scatter_rx(const struct rte_eth_dev *dev)
+{
+	return dev->data->dev_conf.rxmode.offloads & RTE_ETH_RX_OFFLOAD_SCATTER;
+}
+
+static bool
+multi_seg_tx(const struct rte_eth_dev *dev)
+{
+	return dev->data->dev_conf.txmode.offloads & RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
+}
+
+/*
+ * The longest frame the port can take: of one descriptor, or of several
+ * (multi_buffer, page-sized chunks), and never more than the interface's own
+ * maximum MTU allows.
+ */
+static uint32_t
+port_frame_max(const struct af_xdp_port *port, bool multi_buffer)
+{
+	uint32_t max = page_frame_max() * (multi_buffer ? max_segs() : 1);
+	unsigned int iface_max;
+
+	if (af_xdp_iface_max_mtu(port->args.iface, &iface_max) == 0)
+		max = RTE_MIN(max, iface_max + RTE_ETHER_HDR_LEN);
+	return max;
+}
+
+/* An MTU that takes frames of several descriptors needs the scatter offload. */
+static int
+check_mtu(struct rte_eth_dev *dev, uint32_t mtu)
+{
+	struct af_xdp_port *port = port_of(dev);
+	bool multi_buffer = af_xdp_kernel_multi_buffer();
+	uint32_t frame = mtu + RTE_ETHER_HDR_LEN, one = max_rx_frame(dev);
+
+	if (frame <= one)
+		return 0;
+	if (!multi_buffer) {
+		AF_XDP_PORT_LOG(ERR, port,
+				"MTU %u does not fit one UMEM chunk (frames of at most %u bytes: the chunk minus %u bytes of XDP headroom, so an MTU of at most %u), and this kernel has no AF_XDP multi-buffer to take frames of several (XDP_USE_SG, Linux 6.6 or later)%s",
+				mtu, one, AF_XDP_PACKET_HEADROOM, one - RTE_ETHER_HDR_LEN,
+				one < page_frame_max() ? "; or use mbufs with a larger data room" : "");
+		return -EINVAL;
+	}
+	if (!scatter_rx(dev)) {
+		AF_XDP_PORT_LOG(ERR, port,
+				"MTU %u takes frames of several UMEM chunks (one holds %u bytes, an MTU of %u): enable the Rx scatter offload (RTE_ETH_RX_OFFLOAD_SCATTER; testpmd --enable-scatter) to receive them as mbuf chains",
+				mtu, one, one - RTE_ETHER_HDR_LEN);
+		return -EINVAL;
+	}
+	if (frame > port_frame_max(port, true)) {
+		AF_XDP_PORT_LOG(ERR, port, "MTU %u is beyond what %s and AF_XDP take: at most %u",
+				mtu, port->args.iface,
+				port_frame_max(port, true) - RTE_ETHER_HDR_LEN);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 static int
@@ -116,14 +198,15 @@ af_xdp_dev_configure(struct rte_eth_dev *dev)
 		AF_XDP_PORT_LOG(INFO, port,
 				"RSS is the kernel's: configure it on %s with ethtool -X; each queue gets what the interface steers to its channel",
 				port->args.iface);
-	return 0;
+	return check_mtu(dev, dev->data->mtu);
 }
 
 static int
 af_xdp_dev_info(struct rte_eth_dev *dev, struct rte_eth_dev_info *info)
 {
 	struct af_xdp_port *port = port_of(dev);
-	uint32_t max_frame = max_rx_frame(dev);
+	bool multi_buffer = af_xdp_kernel_multi_buffer();
+	uint32_t max_frame = port_frame_max(port, multi_buffer);
 
 	info->if_index = (uint32_t)port->ifindex;
 	info->max_mac_addrs = 1;
@@ -133,13 +216,16 @@ af_xdp_dev_info(struct rte_eth_dev *dev, struct rte_eth_dev_info *info)
 	info->min_rx_bufsize = AF_XDP_CHUNK_MIN - RTE_PKTMBUF_HEADROOM;
 	info->max_rx_pktlen = max_frame;
 	info->min_mtu = RTE_ETHER_MIN_MTU;
-	info->max_mtu = (uint16_t)(max_frame - RTE_ETHER_HDR_LEN);
-	info->rx_offload_capa = 0;
+	info->max_mtu = (uint16_t)RTE_MIN(max_frame - RTE_ETHER_HDR_LEN, (uint32_t)UINT16_MAX);
+	info->rx_offload_capa = multi_buffer ? RTE_ETH_RX_OFFLOAD_SCATTER : 0;
 	info->tx_offload_capa = RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
 	info->rx_desc_lim = (struct rte_eth_desc_lim) {
 		.nb_max = AF_XDP_RING_MAX, .nb_min = AF_XDP_RING_MIN, .nb_align = 1,
 	};
 	info->tx_desc_lim = info->rx_desc_lim;
+	/* In place with multi-buffer; a longer chain is copied into fewer. */
+	info->tx_desc_lim.nb_seg_max = multi_buffer ? (uint16_t)max_segs() : 1;
+	info->tx_desc_lim.nb_mtu_seg_max = info->tx_desc_lim.nb_seg_max;
 	info->default_rxportconf = (struct rte_eth_dev_portconf) {
 		.burst_size = AF_XDP_RX_BATCH, .ring_size = AF_XDP_RING_DEFAULT, .nb_queues = 1,
 	};
@@ -186,27 +272,40 @@ af_xdp_allmulticast_disable(struct rte_eth_dev *dev)
 	return set_iface_flags(port_of(dev), "disable all-multicast", 0, IFF_ALLMULTI);
 }
 
+/* What the Tx queues may send: frames of the MTU (and a VLAN tag), in as many descriptors. */
+static void
+set_tx_frame_limits(struct rte_eth_dev *dev, unsigned int mtu)
+{
+	struct af_xdp_port *port = port_of(dev);
+	uint16_t i;
+
+	for (i = 0; i < dev->data->nb_tx_queues && i < port->nb_socks; i++) {
+		const struct af_xdp_socket *sock = port->queues[i].sock;
+		struct af_xdp_tx_queue *txq = txq_at(dev, i);
+
+		if (sock != NULL && txq != NULL && txq->fd == sock->fd)
+			af_xdp_txq_set_frame_limits(txq, mtu + RTE_ETHER_HDR_LEN + RTE_VLAN_HLEN,
+						    sock->multi_buffer ? max_segs() : 1);
+	}
+}
+
 static int
 af_xdp_mtu_set(struct rte_eth_dev *dev, uint16_t mtu)
 {
 	struct af_xdp_port *port = port_of(dev);
-	uint32_t max_frame = max_rx_frame(dev);
 	int ret;
 
-	if ((uint32_t)mtu + RTE_ETHER_HDR_LEN > max_frame) {
-		AF_XDP_PORT_LOG(ERR, port,
-				"MTU %u does not fit: frames are at most %u bytes (UMEM chunk minus %u bytes of XDP headroom), so the MTU is at most %u; use mbufs with a larger data room",
-				mtu, max_frame, AF_XDP_PACKET_HEADROOM,
-				max_frame - RTE_ETHER_HDR_LEN);
-		return -EINVAL;
-	}
+	ret = check_mtu(dev, mtu);
+	if (ret != 0)
+		return ret;
 	ret = af_xdp_iface_set_mtu(port->args.iface, mtu);
 	if (ret != 0) {
 		AF_XDP_PORT_LOG(ERR, port, "%s refused MTU %u: %s%s", port->args.iface, mtu,
 				strerror(-ret),
-				ret == -EINVAL ? " (with an XDP program attached, the kernel driver may allow less)" : "");
+				ret == -EINVAL ? " (with an XDP program attached, the kernel driver may allow less; a veth allows its peer a large MTU only if this side's XDP program is multi-buffer aware)" : "");
 		return ret;
 	}
+	set_tx_frame_limits(dev, mtu);
 	return 0;
 }
 
@@ -323,12 +422,15 @@ af_xdp_burst_mode(struct rte_eth_dev *dev, uint16_t qid, struct rte_eth_burst_mo
 	const char *how = sock == NULL ? "not started" : sock->zero_copy ? "zero-copy" : "copy";
 	const char *steer = port->redirect == AF_XDP_REDIRECT_DIRECT ? ", steered by bpf_redirect_xsk" :
 			    port->redirect == AF_XDP_REDIRECT_MAP ? ", steered by bpf_redirect_map" : "";
-	const char *build = af_xdp_rx_burst_name(dev->rx_pkt_burst);
+	bool multi_buffer = false;
+	const char *build = af_xdp_rx_burst_name(dev->rx_pkt_burst, &multi_buffer);
 
 	if (rx)
 		snprintf(mode->info, sizeof(mode->info),
-			 "AF_XDP batched Rx (%s build), %d descriptors per batch, %s mode%s",
-			 build != NULL ? build : "none", AF_XDP_RX_BATCH, how, steer);
+			 "AF_XDP batched Rx (%s build%s), %d descriptors per batch, %s mode%s",
+			 build != NULL ? build : "none",
+			 multi_buffer ? ", frames of several descriptors" : "",
+			 AF_XDP_RX_BATCH, how, steer);
 	else
 		snprintf(mode->info, sizeof(mode->info),
 			 "AF_XDP batched Tx, mbufs of the UMEM sent in place, %s mode", how);
@@ -474,42 +576,71 @@ close_sockets(struct rte_eth_dev *dev)
 	port->nb_socks = 0;
 }
 
+/* The socket of queue index i serves its Rx and Tx queues. */
+static int
+serve_queues(struct rte_eth_dev *dev, uint16_t i, const struct af_xdp_socket *sock)
+{
+	struct af_xdp_port *port = port_of(dev);
+	const struct af_xdp_umem_layout *layout = af_xdp_umem_layout_of(sock->umem);
+	struct af_xdp_rx_queue *rxq = rxq_at(dev, i);
+	struct af_xdp_tx_queue *txq = txq_at(dev, i);
+
+	if (scatter_rx(dev) && !sock->multi_buffer) {
+		AF_XDP_PORT_LOG(ERR, port,
+				"the Rx scatter offload needs AF_XDP multi-buffer, which the kernel refused (XDP_USE_SG, Linux 6.6 or later): disable scatter and keep the MTU within one chunk (%u)",
+				max_rx_frame(dev) - RTE_ETHER_HDR_LEN);
+		return -ENOTSUP;
+	}
+	if (txq != NULL)
+		af_xdp_txq_bind(txq, &sock->tx, &sock->comp, layout,
+				af_xdp_umem_pool(sock->umem), sock->fd);
+	if (rxq == NULL)
+		return 0;
+	af_xdp_rxq_bind(rxq, &sock->rx, &sock->fill, layout, sock->fd);
+	rxq->scatter = scatter_rx(dev);
+	if (setup_busy_poll(port, rxq) != 0)
+		return -EINVAL;
+	if (af_xdp_rxq_fill(rxq) == 0) {
+		AF_XDP_PORT_LOG(ERR, port,
+				"Rx queue %u: mempool %s has no %u free mbufs for the fill ring; give it more mbufs",
+				i, rxq->mb_pool->name, AF_XDP_RX_BATCH);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/*
+ * A socket per queue index; bound for multi-buffer frames when the
+ * application asked for chains either way (Rx scatter, Tx multi-segment).
+ */
 static int
 open_sockets(struct rte_eth_dev *dev)
 {
 	struct af_xdp_port *port = port_of(dev);
 	struct af_xdp_rx_queue *rxq0 = dev->data->rx_queues[0];
+	bool multi_buffer = scatter_rx(dev) || multi_seg_tx(dev);
 	uint16_t i, n = nb_sockets(dev);
+	unsigned int mtu = RTE_ETHER_MTU;
+	int ret;
 
 	for (i = 0; i < n; i++) {
 		struct af_xdp_rx_queue *rxq = rxq_at(dev, i);
 		struct af_xdp_tx_queue *txq = txq_at(dev, i);
 		struct rte_mempool *mp = rxq != NULL ? rxq->mb_pool : rxq0->mb_pool;
-		const struct af_xdp_umem_layout *layout;
 		struct af_xdp_socket *sock;
 
 		sock = af_xdp_socket_open(port, i, mp, rxq != NULL ? rxq->nb_desc : 0,
-					  txq != NULL ? txq->nb_desc : 0);
+					  txq != NULL ? txq->nb_desc : 0, multi_buffer);
 		if (sock == NULL)
 			return -EIO;
 		port->queues[i].sock = sock;
 		port->nb_socks = i + 1;
-		layout = af_xdp_umem_layout_of(sock->umem);
-		if (txq != NULL)
-			af_xdp_txq_bind(txq, &sock->tx, &sock->comp, layout,
-					af_xdp_umem_pool(sock->umem), sock->fd);
-		if (rxq == NULL)
-			continue;
-		af_xdp_rxq_bind(rxq, &sock->rx, &sock->fill, layout, sock->fd);
-		if (setup_busy_poll(port, rxq) != 0)
-			return -EINVAL;
-		if (af_xdp_rxq_fill(rxq) == 0) {
-			AF_XDP_PORT_LOG(ERR, port,
-					"Rx queue %u: mempool %s has no %u free mbufs for the fill ring; give it more mbufs",
-					i, rxq->mb_pool->name, AF_XDP_RX_BATCH);
-			return -ENOMEM;
-		}
+		ret = serve_queues(dev, i, sock);
+		if (ret != 0)
+			return ret;
 	}
+	af_xdp_iface_mtu(port->args.iface, &mtu);
+	set_tx_frame_limits(dev, mtu);
 	return 0;
 }
 
@@ -543,8 +674,10 @@ set_queue_states(struct rte_eth_dev *dev, uint8_t state)
 }
 
 /*
- * The kernel drops frames longer than a chunk holds (counted in
- * rx_q<n>_dropped): say so at start if the interface's MTU lets them in.
+ * The kernel drops frames longer than the Rx queues take (counted in
+ * rx_q<n>_dropped): one chunk, or with scatter as many chunks as a frame
+ * may take descriptors.  Say so at start if the interface's MTU lets such
+ * frames in (it may have been raised behind the port's back).
  */
 static void
 check_frame_fits(struct rte_eth_dev *dev)
@@ -553,11 +686,17 @@ check_frame_fits(struct rte_eth_dev *dev)
 	uint32_t max_frame = max_rx_frame(dev);
 	unsigned int mtu;
 
+	if (scatter_rx(dev) && af_xdp_kernel_multi_buffer())
+		max_frame = RTE_MIN(max_frame * max_segs(), port_frame_max(port, true));
 	if (af_xdp_iface_mtu(port->args.iface, &mtu) == 0 &&
 	    mtu + RTE_ETHER_HDR_LEN > max_frame)
 		AF_XDP_PORT_LOG(WARNING, port,
-				"%s has MTU %u, but frames longer than %u bytes do not fit the Rx mbufs and will be dropped by the kernel (rx_q<n>_dropped): lower the MTU to %u or give the Rx queues mbufs with a larger data room",
-				port->args.iface, mtu, max_frame, max_frame - RTE_ETHER_HDR_LEN);
+				"%s has MTU %u, but frames longer than %u bytes do not fit the Rx mbufs%s and will be dropped by the kernel (rx_q<n>_dropped): lower the MTU to %u or give the Rx queues mbufs with a larger data room%s",
+				port->args.iface, mtu, max_frame,
+				scatter_rx(dev) ? " of the most descriptors a frame may take" : "",
+				max_frame - RTE_ETHER_HDR_LEN,
+				scatter_rx(dev) || !af_xdp_kernel_multi_buffer() ? "" :
+				", or enable the Rx scatter offload (testpmd --enable-scatter)");
 }
 
 static int
@@ -565,6 +704,7 @@ af_xdp_dev_start(struct rte_eth_dev *dev)
 {
 	struct af_xdp_port *port = port_of(dev);
 	const char *rx_build;
+	bool multi_buffer;
 	int ret;
 
 	check_frame_fits(dev);
@@ -579,9 +719,10 @@ af_xdp_dev_start(struct rte_eth_dev *dev)
 		AF_XDP_PORT_LOG(ERR, port, "start failed; %s is left as it was", port->args.iface);
 		return ret;
 	}
-	dev->rx_pkt_burst = af_xdp_rx_burst_select(&rx_build);
-	AF_XDP_PORT_LOG(INFO, port, "receiving with the %s build of the batched receive",
-			rx_build);
+	multi_buffer = port->queues[0].sock->multi_buffer;
+	dev->rx_pkt_burst = af_xdp_rx_burst_select(multi_buffer, &rx_build);
+	AF_XDP_PORT_LOG(INFO, port, "receiving with the %s build of the batched receive%s",
+			rx_build, multi_buffer ? ", frames of several descriptors" : "");
 	port->started = true;
 	set_queue_states(dev, RTE_ETH_QUEUE_STATE_STARTED);
 	af_xdp_link_update(dev, 0);

@@ -18,6 +18,8 @@
 #include <sys/socket.h>
 
 #include <linux/ethtool.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
 #include <linux/sockios.h>
 #include <net/if.h>
 
@@ -189,6 +191,58 @@ af_xdp_iface_speed(const char *iface, uint32_t *speed_mbps, bool *full_duplex)
 	*speed_mbps = ls.req.speed == (uint32_t)SPEED_UNKNOWN ? 0 : ls.req.speed;
 	*full_duplex = ls.req.duplex != DUPLEX_HALF;
 	return 0;
+}
+
+/* Ask the kernel, over rtnetlink, for one link; the answer goes to buf. */
+static int
+get_link(const char *iface, char *buf, size_t len, struct nlmsghdr **answer)
+{
+	struct {
+		struct nlmsghdr nh;
+		struct ifinfomsg ifi;
+	} req = {
+		.nh = { .nlmsg_len = sizeof(req), .nlmsg_type = RTM_GETLINK,
+			.nlmsg_flags = NLM_F_REQUEST, .nlmsg_seq = 1 },
+		.ifi = { .ifi_family = AF_UNSPEC },
+	};
+	int fd, ret = 0;
+	ssize_t n;
+
+	req.ifi.ifi_index = (int)if_nametoindex(iface);
+	if (req.ifi.ifi_index == 0)
+		return -errno;
+	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+	if (fd < 0)
+		return -errno;
+	if (send(fd, &req, sizeof(req), 0) < 0 || (n = recv(fd, buf, len, 0)) < 0)
+		ret = -errno;
+	else if (!NLMSG_OK((struct nlmsghdr *)buf, (size_t)n) ||
+		 ((struct nlmsghdr *)buf)->nlmsg_type != RTM_NEWLINK)
+		ret = -EPROTO;
+	close(fd);
+	*answer = (struct nlmsghdr *)buf;
+	return ret;
+}
+
+int
+af_xdp_iface_max_mtu(const char *iface, unsigned int *max_mtu)
+{
+	char buf[16384] __rte_aligned(NLMSG_ALIGNTO);
+	struct nlmsghdr *nh;
+	struct rtattr *rta;
+	int len, ret;
+
+	ret = get_link(iface, buf, sizeof(buf), &nh);
+	if (ret != 0)
+		return ret;
+	len = (int)IFLA_PAYLOAD(nh);
+	for (rta = IFLA_RTA(NLMSG_DATA(nh)); RTA_OK(rta, len); rta = RTA_NEXT(rta, len)) {
+		if (rta->rta_type == IFLA_MAX_MTU && RTA_PAYLOAD(rta) >= sizeof(uint32_t)) {
+			memcpy(max_mtu, RTA_DATA(rta), sizeof(uint32_t));
+			return 0;
+		}
+	}
+	return -ENOENT;	/* before Linux 4.19 */
 }
 
 const char *

@@ -24,6 +24,8 @@ int af_xdp_iface_flags(const char *iface, unsigned int *flags);
 int af_xdp_iface_change_flags(const char *iface, unsigned int set, unsigned int clear);
 int af_xdp_iface_mtu(const char *iface, unsigned int *mtu);
 int af_xdp_iface_set_mtu(const char *iface, unsigned int mtu);
+/* The largest MTU the interface takes now (veth: less while its peer has XDP). */
+int af_xdp_iface_max_mtu(const char *iface, unsigned int *max_mtu);
 int af_xdp_iface_channels(const char *iface, uint32_t *max, uint32_t *configured);
 int af_xdp_iface_speed(const char *iface, uint32_t *speed_mbps, bool *full_duplex);
 const char *af_xdp_iface_driver(const char *iface, char *buf, size_t len);

@@ -217,3 +217,59 @@ af_xdp_kernel_probe(void)
 	pthread_mutex_unlock(&lock);
 	return &kernel;
 }
+
+bool
+af_xdp_kernel_multi_buffer_from_btf(const struct btf *btf)
+{
+	const struct btf_member *m;
+	const struct btf_type *t;
+	int id, i;
+
+	id = btf__find_by_name_kind(btf, "xdp_sock", BTF_KIND_STRUCT);
+	if (id < 0)
+		return false;
+	t = btf__type_by_id(btf, (uint32_t)id);
+	for (i = 0, m = btf_members(t); i < btf_vlen(t); i++, m++) {
+		const char *name = btf__name_by_offset(btf, m->name_off);
+
+		if (name != NULL && strcmp(name, "sg") == 0)
+			return true;
+	}
+	return false;
+}
+
+bool
+af_xdp_kernel_multi_buffer(void)
+{
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	static bool probed, multi_buffer;
+	struct btf *btf;
+
+	pthread_mutex_lock(&lock);
+	if (!probed) {
+		btf = btf__load_vmlinux_btf();
+		multi_buffer = btf != NULL && af_xdp_kernel_multi_buffer_from_btf(btf);
+		btf__free(btf);
+		probed = true;
+		AF_XDP_LOG(DEBUG, "AF_XDP multi-buffer: %s", multi_buffer ?
+			   "the kernel has it (struct xdp_sock.sg in its BTF)" :
+			   "none (no struct xdp_sock.sg in the kernel's BTF, or no BTF)");
+	}
+	pthread_mutex_unlock(&lock);
+	return multi_buffer;
+}
+
+unsigned int
+af_xdp_kernel_max_skb_frags(void)
+{
+	unsigned int frags = 0;
+	FILE *f = fopen("/proc/sys/net/core/max_skb_frags", "r");
+
+	if (f != NULL) {
+		if (fscanf(f, "%u", &frags) != 1)
+			frags = 0;
+		fclose(f);
+	}
+	/* The default of every kernel that has no such sysctl. */
+	return frags != 0 ? frags : 17;
+}

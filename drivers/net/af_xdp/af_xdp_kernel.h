@@ -29,4 +29,22 @@ int af_xdp_kernel_from_btf(const struct btf *btf, struct af_xdp_kernel *k);
 /* All three steps on the running kernel, once per process. */
 const struct af_xdp_kernel *af_xdp_kernel_probe(void);
 
+/*
+ * AF_XDP multi-buffer (XDP_USE_SG, Linux 6.6): frames of several
+ * descriptors.  Asked of the kernel's BTF (struct xdp_sock has its sg
+ * member), once per process; binding says it for sure (af_xdp_socket.c
+ * falls back without the flag).
+ */
+bool af_xdp_kernel_multi_buffer(void);
+
+/* On any BTF: whether struct xdp_sock has the member sg. */
+bool af_xdp_kernel_multi_buffer_from_btf(const struct btf *btf);
+
+/*
+ * The most page fragments the kernel gives an skb (net.core.max_skb_frags,
+ * MAX_SKB_FRAGS: 17 unless configured otherwise): a copy-mode AF_XDP frame
+ * takes one descriptor more, at most.
+ */
+unsigned int af_xdp_kernel_max_skb_frags(void);
+
 #endif /* AF_XDP_KERNEL_H */

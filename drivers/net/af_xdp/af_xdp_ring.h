@@ -31,6 +31,11 @@
 
 #include <rte_common.h>
 
+/* Linux 6.6: a frame continues in the next descriptor (multi-buffer). */
+#ifndef XDP_PKT_CONTD
+#define XDP_PKT_CONTD (1 << 0)
+#endif
+
 struct xsk_ring {
 	uint32_t cached_prod;
 	uint32_t cached_cons;

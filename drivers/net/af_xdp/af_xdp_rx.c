@@ -117,9 +117,20 @@ af_xdp_rxq_reclaim(struct af_xdp_rx_queue *rxq)
 	return r.count;
 }
 
+void __rte_cold
+af_xdp_rx_drop_chain(struct af_xdp_rx_queue *rxq, struct rte_mbuf *head)
+{
+	rte_pktmbuf_free(head);
+	rxq->stats.chains_dropped++;
+}
+
 void
 af_xdp_rxq_unbind(struct af_xdp_rx_queue *rxq)
 {
+	if (rxq->chain.head != NULL)
+		af_xdp_rx_drop_chain(rxq, rxq->chain.head);
+	rxq->chain.head = NULL;
+	rxq->chain.tail = NULL;
 	rxq->fd = -1;
 	rxq->busy_poll = false;
 	rxq->busy_poll_check = false;
@@ -159,8 +170,25 @@ af_xdp_rx_check_busy_poll(struct af_xdp_rx_queue *rxq)
 uint16_t
 af_xdp_rx_burst_baseline(void *queue, struct rte_mbuf **bufs, uint16_t nb_pkts)
 {
-	return af_xdp_rx_burst_common(queue, bufs, nb_pkts);
+	return af_xdp_rx_burst_common(queue, bufs, nb_pkts, false);
 }
+
+uint16_t
+af_xdp_rx_burst_multi_buffer_baseline(void *queue, struct rte_mbuf **bufs, uint16_t nb_pkts)
+{
+	return af_xdp_rx_burst_common(queue, bufs, nb_pkts, true);
+}
+
+#ifdef AF_XDP_HAVE_X86_64_V3
+static bool
+cpu_is_x86_64_v3(void)
+{
+	return rte_vect_get_max_simd_bitwidth() >= RTE_VECT_SIMD_256 &&
+	       rte_cpu_get_flag_enabled(RTE_CPUFLAG_AVX2) &&
+	       rte_cpu_get_flag_enabled(RTE_CPUFLAG_BMI1) &&
+	       rte_cpu_get_flag_enabled(RTE_CPUFLAG_BMI2);
+}
+#endif
 
 /*
  * The build for this machine, chosen once when a port starts: x86-64-v3
@@ -168,27 +196,29 @@ af_xdp_rx_burst_baseline(void *queue, struct rte_mbuf **bufs, uint16_t nb_pkts)
  * BMI2); --force-max-simd-bitwidth below 256 keeps the baseline build.
  */
 eth_rx_burst_t
-af_xdp_rx_burst_select(const char **name)
+af_xdp_rx_burst_select(bool multi_buffer, const char **name)
 {
 #ifdef AF_XDP_HAVE_X86_64_V3
-	if (rte_vect_get_max_simd_bitwidth() >= RTE_VECT_SIMD_256 &&
-	    rte_cpu_get_flag_enabled(RTE_CPUFLAG_AVX2) &&
-	    rte_cpu_get_flag_enabled(RTE_CPUFLAG_BMI1) &&
-	    rte_cpu_get_flag_enabled(RTE_CPUFLAG_BMI2)) {
+	if (cpu_is_x86_64_v3()) {
 		*name = BUILD_X86_64_V3;
-		return af_xdp_rx_burst_x86_64_v3;
+		return multi_buffer ? af_xdp_rx_burst_multi_buffer_x86_64_v3 :
+				      af_xdp_rx_burst_x86_64_v3;
 	}
 #endif
 	*name = BUILD_BASELINE;
-	return af_xdp_rx_burst_baseline;
+	return multi_buffer ? af_xdp_rx_burst_multi_buffer_baseline : af_xdp_rx_burst_baseline;
 }
 
 const char *
-af_xdp_rx_burst_name(eth_rx_burst_t burst)
+af_xdp_rx_burst_name(eth_rx_burst_t burst, bool *multi_buffer)
 {
+	*multi_buffer = burst == af_xdp_rx_burst_multi_buffer_baseline;
+	if (burst == af_xdp_rx_burst_baseline || *multi_buffer)
+		return BUILD_BASELINE;
 #ifdef AF_XDP_HAVE_X86_64_V3
-	if (burst == af_xdp_rx_burst_x86_64_v3)
+	*multi_buffer = burst == af_xdp_rx_burst_multi_buffer_x86_64_v3;
+	if (burst == af_xdp_rx_burst_x86_64_v3 || *multi_buffer)
 		return BUILD_X86_64_V3;
 #endif
-	return burst == af_xdp_rx_burst_baseline ? BUILD_BASELINE : NULL;
+	return NULL;
 }

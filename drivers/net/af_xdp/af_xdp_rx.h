@@ -152,6 +152,143 @@ af_xdp_mark_offered(void *m, uint64_t mark)
 #endif
 }
 
+/* Cold: a frame of several descriptors is dropped (counted), in af_xdp_rx.c. */
+void af_xdp_rx_drop_chain(struct af_xdp_rx_queue *rxq, struct rte_mbuf *head);
+
+/*
+ * n contiguous descriptors into their mbufs, as af_xdp_descs_to_mbufs(),
+ * also OR-ing their options together: a batch of single-descriptor frames
+ * costs the multi-buffer burst two instructions a frame more.
+ */
+static __rte_always_inline uint64_t
+af_xdp_descs_to_mbufs_options(const struct af_xdp_rx_queue *rxq, const struct xdp_desc *d,
+			      struct rte_mbuf **bufs, uint32_t n, uint32_t *options)
+{
+	const uintptr_t mbuf_base = rxq->mbuf_base;
+	const uint64_t rearm = rxq->rearm_template;
+	uint64_t bytes = 0;
+	uint32_t i, opts = 0;
+
+#pragma GCC unroll 4
+	for (i = 0; i < n; i++) {
+		const uint64_t addr = d[i].addr;
+		const uint32_t len = d[i].len;
+
+		opts |= d[i].options;
+		bufs[i] = af_xdp_desc_to_mbuf(mbuf_base, rearm, addr, len);
+		bytes += len;
+	}
+	*options |= opts;
+	return bytes;
+}
+
+/*
+ * The descriptors from the ring's next on, up to ready, where frames may
+ * span several (XDP_PKT_CONTD on all but the last): a segment is linked to
+ * the frame being assembled, which is delivered with its last one; the frame
+ * may have begun in an earlier batch and may end in a later one.  At most
+ * max_frames frames.  Returns the descriptors taken.
+ */
+static __rte_always_inline uint32_t
+af_xdp_rx_chains(struct af_xdp_rx_queue *rxq, struct rte_mbuf **bufs, uint32_t ready,
+		 uint32_t max_frames, uint64_t *bytes, uint32_t *frames)
+{
+	const uintptr_t mbuf_base = rxq->mbuf_base;
+	const uint64_t rearm = rxq->rearm_template;
+	struct rte_mbuf *head = rxq->chain.head, *tail = rxq->chain.tail;
+	struct xsk_ring *rx = &rxq->rx;
+	uint32_t i, k = 0;
+
+	for (i = 0; i < ready && k < max_frames; i++) {
+		const struct xdp_desc *d = xsk_ring_desc(rx, rx->cached_cons + i);
+		const uint64_t addr = d->addr;
+		const uint32_t len = d->len;
+		const uint32_t options = d->options;
+		struct rte_mbuf *m = af_xdp_desc_to_mbuf(mbuf_base, rearm, addr, len);
+
+		if (head == NULL) {
+			if (!(options & XDP_PKT_CONTD)) {
+				bufs[k++] = m;
+				*bytes += len;
+			} else {
+				head = m;
+				tail = m;
+			}
+			continue;
+		}
+		/* head's nb_segs and pkt_len kept true: the chain can be freed as is. */
+		tail->next = m;
+		tail = m;
+		head->nb_segs++;
+		head->pkt_len += len;
+		if (options & XDP_PKT_CONTD) {
+			if (unlikely(head->nb_segs == UINT16_MAX)) {
+				/* Not a frame the kernel would build: the ring is corrupt. */
+				af_xdp_rx_drop_chain(rxq, head);
+				head = NULL;
+			}
+			continue;
+		}
+		if (likely(rxq->scatter)) {
+			bufs[k++] = head;
+			*bytes += head->pkt_len;
+			rxq->stats.multi_buffer++;
+		} else {
+			/* Frames of one mbuf only, as a NIC without scatter. */
+			af_xdp_rx_drop_chain(rxq, head);
+		}
+		head = NULL;
+	}
+	rxq->chain.head = head;
+	rxq->chain.tail = tail;
+	*frames = k;
+	return i;
+}
+
+/*
+ * One batch of up to AF_XDP_RX_BATCH descriptors where a frame may span
+ * several, delivering at most max_frames frames.  A batch of
+ * single-descriptor frames, with no frame being assembled, goes as in
+ * af_xdp_rx_batch(); a batch with a segment in it is taken again by
+ * af_xdp_rx_chains() (the mbufs it wrote are written again).  Returns the
+ * descriptors taken; *frames, the frames delivered.
+ */
+static __rte_always_inline uint32_t
+af_xdp_rx_batch_multi_buffer(struct af_xdp_rx_queue *rxq, struct rte_mbuf **bufs,
+			     uint32_t max_frames, uint64_t *bytes, uint32_t *frames)
+{
+	struct xsk_ring *rx = &rxq->rx;
+	uint32_t ready, start, first, options = 0;
+	uint64_t run;
+
+	ready = xsk_ring_cons_peek(rx, AF_XDP_RX_BATCH);
+	if (ready == 0) {
+		*frames = 0;
+		return 0;
+	}
+	if (likely(rxq->chain.head == NULL)) {
+		/* As many as may all be frames of their own. */
+		uint32_t n = RTE_MIN(ready, max_frames);
+
+		start = rx->cached_cons & rx->mask;
+		first = RTE_MIN(n, rx->size - start);
+		run = af_xdp_descs_to_mbufs_options(rxq, xsk_ring_desc(rx, start), bufs, first,
+						    &options);
+		if (unlikely(first < n))
+			run += af_xdp_descs_to_mbufs_options(rxq, xsk_ring_desc(rx, 0),
+							     bufs + first, n - first, &options);
+		if (likely(!(options & XDP_PKT_CONTD))) {
+			xsk_ring_cons_release(rx, n);
+			*bytes += run;
+			*frames = n;
+			return n;
+		}
+	}
+	ready = af_xdp_rx_chains(rxq, bufs, ready, max_frames, bytes, frames);
+	xsk_ring_cons_release(rx, ready);
+	return ready;
+}
+
 static __rte_always_inline void
 af_xdp_mbufs_to_chunks(uint64_t *addrs, void * const *objs, uintptr_t mbuf_base, uint32_t n)
 {
@@ -239,23 +376,41 @@ af_xdp_fill(struct af_xdp_rx_queue *rxq)
 void af_xdp_rx_wakeup(struct af_xdp_rx_queue *rxq);
 void af_xdp_rx_check_busy_poll(struct af_xdp_rx_queue *rxq);
 
+/*
+ * The burst, for single-descriptor frames only or (multi_buffer, a constant
+ * at each call, so each is its own code) for frames of several descriptors
+ * too.  nb_pkts bounds the frames delivered: a single-buffer batch asks for
+ * no more descriptors than frames are still wanted, a multi-buffer one
+ * stops taking descriptors when it has delivered as many.
+ */
 static __rte_always_inline uint16_t
-af_xdp_rx_burst_common(struct af_xdp_rx_queue *rxq, struct rte_mbuf **bufs, uint16_t nb_pkts)
+af_xdp_rx_burst_common(struct af_xdp_rx_queue *rxq, struct rte_mbuf **bufs, uint16_t nb_pkts,
+		       const bool multi_buffer)
 {
-	uint32_t nb_rx = 0, full = 0, got = 0;
+	uint32_t nb_rx = 0, descs = 0, full = 0, got = 0;
 	uint64_t bytes = 0;
 
 	while (nb_rx < nb_pkts) {
 		uint32_t n = RTE_MIN((uint32_t)(nb_pkts - nb_rx), (uint32_t)AF_XDP_RX_BATCH);
+		uint32_t frames;
 
-		got = af_xdp_rx_batch(rxq, bufs + nb_rx, n, &bytes);
-		nb_rx += got;
+		if (multi_buffer) {
+			/* Whole batches: a frame may take several descriptors. */
+			n = AF_XDP_RX_BATCH;
+			got = af_xdp_rx_batch_multi_buffer(rxq, bufs + nb_rx, nb_pkts - nb_rx,
+							   &bytes, &frames);
+		} else {
+			got = af_xdp_rx_batch(rxq, bufs + nb_rx, n, &bytes);
+			frames = got;
+		}
+		nb_rx += frames;
+		descs += got;
 		full += got == AF_XDP_RX_BATCH;
 		if (got < n)
 			break;
 	}
 
-	if (nb_rx == 0) {
+	if (descs == 0) {
 		/*
 		 * Frames the kernel dropped took fill entries too, without
 		 * showing here: look at the fill ring now and then when idle,
@@ -276,11 +431,12 @@ af_xdp_rx_burst_common(struct af_xdp_rx_queue *rxq, struct rte_mbuf **bufs, uint
 	}
 
 	/*
-	 * Each frame delivered took a fill entry.  Reading how many the kernel
-	 * took means reading the fill ring's consumer, a line the kernel's CPU
-	 * writes: do it once a batch of slots must be free, not every burst.
+	 * Each descriptor taken took a fill entry.  Reading how many the
+	 * kernel took means reading the fill ring's consumer, a line the
+	 * kernel's CPU writes: do it once a batch of slots must be free, not
+	 * every burst.
 	 */
-	rxq->taken += nb_rx;
+	rxq->taken += descs;
 	if (rxq->taken >= AF_XDP_RX_BATCH)
 		af_xdp_fill(rxq);
 
@@ -293,20 +449,28 @@ af_xdp_rx_burst_common(struct af_xdp_rx_queue *rxq, struct rte_mbuf **bufs, uint
 	return (uint16_t)nb_rx;
 }
 
-/* The two builds of the burst. */
+/* The two builds of the burst, each for single- and for multi-buffer frames. */
 uint16_t af_xdp_rx_burst_baseline(void *queue, struct rte_mbuf **bufs, uint16_t nb_pkts);
+uint16_t af_xdp_rx_burst_multi_buffer_baseline(void *queue, struct rte_mbuf **bufs,
+					       uint16_t nb_pkts);
 #ifdef AF_XDP_HAVE_X86_64_V3
 uint16_t af_xdp_rx_burst_x86_64_v3(void *queue, struct rte_mbuf **bufs, uint16_t nb_pkts);
+uint16_t af_xdp_rx_burst_multi_buffer_x86_64_v3(void *queue, struct rte_mbuf **bufs,
+						uint16_t nb_pkts);
 #endif
 
 /*
- * The build of the burst for this machine, and its name as the logs and
+ * The burst for this machine, for frames of one descriptor or (socket bound
+ * with XDP_USE_SG) of several, and the name of its build as the logs and
  * rx_burst_mode_get() give it.
  */
-eth_rx_burst_t af_xdp_rx_burst_select(const char **name);
+eth_rx_burst_t af_xdp_rx_burst_select(bool multi_buffer, const char **name);
 
-/* The name of the build behind burst, or NULL when it is not one of ours. */
-const char *af_xdp_rx_burst_name(eth_rx_burst_t burst);
+/*
+ * The name of the build behind burst, or NULL when it is not one of ours;
+ * *multi_buffer tells whether it takes frames of several descriptors.
+ */
+const char *af_xdp_rx_burst_name(eth_rx_burst_t burst, bool *multi_buffer);
 
 /*
  * Serve the queue from a socket's Rx and fill rings (fd: for wakeups, -1
@@ -327,7 +491,7 @@ unsigned int af_xdp_rxq_fill(struct af_xdp_rx_queue *rxq);
  */
 unsigned int af_xdp_rxq_reclaim(struct af_xdp_rx_queue *rxq);
 
-/* The queue no longer has a socket. */
+/* The queue no longer has a socket: a frame half assembled is freed. */
 void af_xdp_rxq_unbind(struct af_xdp_rx_queue *rxq);
 
 uint64_t af_xdp_rearm_template(uint16_t port_id);

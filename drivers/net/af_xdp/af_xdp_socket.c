@@ -30,6 +30,10 @@
 #ifndef SO_INCOMING_NAPI_ID
 #define SO_INCOMING_NAPI_ID 56
 #endif
+/* Linux 6.6: frames of several descriptors (AF_XDP multi-buffer). */
+#ifndef XDP_USE_SG
+#define XDP_USE_SG (1 << 4)
+#endif
 
 /* How long bind() may say EBUSY for a queue our own closed socket is leaving. */
 #define AF_XDP_BIND_BUSY_WAIT_US 5000
@@ -162,7 +166,8 @@ bind_retrying(int fd, const struct sockaddr_xdp *sxdp)
 }
 
 static int
-bind_socket(const struct af_xdp_port *port, struct af_xdp_socket *sock, bool shared)
+bind_socket(const struct af_xdp_port *port, struct af_xdp_socket *sock, bool shared,
+	    bool multi_buffer)
 {
 	struct sockaddr_xdp sxdp = {
 		.sxdp_family = AF_XDP,
@@ -179,8 +184,21 @@ bind_socket(const struct af_xdp_port *port, struct af_xdp_socket *sock, bool sha
 		sxdp.sxdp_flags = XDP_USE_NEED_WAKEUP;
 		if (port->args.force_copy)
 			sxdp.sxdp_flags |= XDP_COPY;
+		if (multi_buffer)
+			sxdp.sxdp_flags |= XDP_USE_SG;
 	}
 	ret = bind_retrying(sock->fd, &sxdp);
+	if (ret == -EINVAL && (sxdp.sxdp_flags & XDP_USE_SG)) {
+		/* A kernel before 6.6 refuses a flag it does not know. */
+		sxdp.sxdp_flags &= ~XDP_USE_SG;
+		ret = bind_retrying(sock->fd, &sxdp);
+		if (ret == 0)
+			AF_XDP_PORT_LOG(INFO, port,
+					"queue %u: the kernel refuses XDP_USE_SG: no AF_XDP multi-buffer (Linux 6.6+), frames of one chunk only",
+					sock->netdev_queue);
+	}
+	sock->multi_buffer = shared ? af_xdp_umem_multi_buffer(sock->umem) :
+			     ret == 0 && (sxdp.sxdp_flags & XDP_USE_SG);
 	switch (-ret) {
 	case 0:
 		break;
@@ -222,9 +240,10 @@ log_footprint(const struct af_xdp_port *port, uint16_t idx, const struct af_xdp_
 	for (i = 0; i < RTE_DIM(sock->map_len); i++)
 		rings += sock->map_len[i];
 	AF_XDP_PORT_LOG(INFO, port,
-			"queue %u: socket on %s queue %u, %s mode; rings rx %u, fill %u, tx %u, completion %u (%zu KiB mapped); UMEM %s: mempool %s, %zu KiB, %u-byte chunks, frames up to %u bytes",
+			"queue %u: socket on %s queue %u, %s mode%s; rings rx %u, fill %u, tx %u, completion %u (%zu KiB mapped); UMEM %s: mempool %s, %zu KiB, %u-byte chunks, up to %u bytes of frame per chunk",
 			idx, port->args.iface, sock->netdev_queue,
 			sock->zero_copy ? "zero-copy" : "copy",
+			sock->multi_buffer ? ", multi-buffer" : "",
 			sock->rx.size, sock->fill.size, sock->tx.size, sock->comp.size,
 			rings / 1024, shared ? "shared" : "registered",
 			af_xdp_umem_pool(sock->umem)->name, layout->size / 1024,
@@ -248,7 +267,7 @@ new_socket_fd(const struct af_xdp_port *port)
 
 struct af_xdp_socket *
 af_xdp_socket_open(struct af_xdp_port *port, uint16_t idx, struct rte_mempool *mp,
-		   uint32_t rx_size, uint32_t tx_size)
+		   uint32_t rx_size, uint32_t tx_size, bool multi_buffer)
 {
 	uint32_t fill_size = RTE_MAX(rx_size, (uint32_t)AF_XDP_RING_MIN);
 	uint32_t comp_size = RTE_MAX(tx_size, (uint32_t)AF_XDP_RING_MIN);
@@ -267,10 +286,10 @@ af_xdp_socket_open(struct af_xdp_port *port, uint16_t idx, struct rte_mempool *m
 		goto err_close;
 	if (size_rings(port, sock->fd, rx_size, tx_size, fill_size, comp_size) != 0 ||
 	    map_rings(port, sock, rx_size, tx_size, fill_size, comp_size) != 0 ||
-	    bind_socket(port, sock, shared) != 0)
+	    bind_socket(port, sock, shared, multi_buffer) != 0)
 		goto err_leave;
 	read_socket_mode(sock);
-	af_xdp_umem_bound(sock->umem, sock->fd);
+	af_xdp_umem_bound(sock->umem, sock->fd, sock->multi_buffer);
 	log_footprint(port, idx, sock, shared);
 	return sock;
 

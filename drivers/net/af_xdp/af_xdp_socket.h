@@ -11,11 +11,13 @@
  * Open the socket serving queue index idx of the port: its UMEM (mempool
  * mp, registered or shared), rings of rx_size/tx_size descriptors (0: no
  * such ring) with fill and completion rings to match, mapped, bound to the
- * interface queue start_queue + idx.  NULL after logging why.
+ * interface queue start_queue + idx; with multi_buffer, for frames of
+ * several descriptors where the kernel has them (sock->multi_buffer says).
+ * NULL after logging why.
  */
 struct af_xdp_socket *af_xdp_socket_open(struct af_xdp_port *port, uint16_t idx,
 					 struct rte_mempool *mp, uint32_t rx_size,
-					 uint32_t tx_size);
+					 uint32_t tx_size, bool multi_buffer);
 
 /*
  * Unmap the rings and close the socket.  When this returns, the kernel has

@@ -8,9 +8,14 @@
  * wakeup only when the kernel asks for one.
  *
  * An mbuf of the UMEM's own mempool is sent in place: its chunk address is
- * known from its pointer.  Anything else (another pool, an indirect or
- * external buffer, a chain) is copied into a fresh mbuf of the UMEM's pool,
- * and the original is freed at once.
+ * known from its pointer.  On a socket bound for multi-buffer frames, a
+ * chain of such mbufs is sent in place too, a descriptor per segment
+ * (XDP_PKT_CONTD on all but the last), its segments unlinked so that each
+ * is freed when its own descriptor completes.  Anything else (another pool,
+ * an indirect or external buffer, a shared chain, a frame longer than a
+ * chunk) is copied into fresh mbufs of the UMEM's pool, as many as it takes,
+ * and the original is freed at once.  A frame is queued whole or not at
+ * all.
  */
 
 #include <errno.h>
@@ -43,9 +48,18 @@ af_xdp_txq_bind(struct af_xdp_tx_queue *txq, const struct xsk_ring *tx,
 	txq->comp = *comp;
 	txq->mbuf_base = layout->mbuf_base;
 	txq->umem_pool = umem_pool;
-	txq->max_frame = layout->chunk_size;
+	txq->chunk_size = layout->chunk_size;
 	txq->fd = fd;
 	txq->outstanding = 0;
+	af_xdp_txq_set_frame_limits(txq, UINT32_MAX, 1);
+}
+
+void
+af_xdp_txq_set_frame_limits(struct af_xdp_tx_queue *txq, uint32_t max_pkt_len, uint16_t max_segs)
+{
+	txq->max_pkt_len = max_pkt_len;
+	txq->max_segs = RTE_MIN(RTE_MAX(max_segs, (uint16_t)1), (uint16_t)AF_XDP_TX_MAX_SEGS);
+	txq->max_frame = RTE_MIN(txq->chunk_size, max_pkt_len);
 }
 
 unsigned int
@@ -84,25 +98,126 @@ mbuf_desc_addr(const struct af_xdp_tx_queue *txq, const struct rte_mbuf *m)
 	       ((uint64_t)m->data_off << XSK_UNALIGNED_BUF_OFFSET_SHIFT);
 }
 
-/*
- * Copy a frame the kernel cannot reach into an mbuf of the UMEM's pool.
- * Returns NULL when the pool is empty; the caller keeps the original.
- */
-static struct rte_mbuf *
-copy_into_umem(struct af_xdp_tx_queue *txq, struct rte_mbuf *m)
+static __rte_always_inline void
+put_desc(struct af_xdp_tx_queue *txq, uint32_t at, const struct rte_mbuf *seg, uint32_t options)
 {
-	struct rte_mbuf *c = rte_pktmbuf_alloc(txq->umem_pool);
-	const void *data;
+	struct xdp_desc *d = xsk_ring_desc(&txq->tx, txq->tx.cached_prod + at);
 
-	if (unlikely(c == NULL))
-		return NULL;
-	data = rte_pktmbuf_read(m, 0, m->pkt_len, rte_pktmbuf_mtod(c, void *));
-	if (data != rte_pktmbuf_mtod(c, void *))
-		rte_memcpy(rte_pktmbuf_mtod(c, void *), data, m->pkt_len);
-	c->data_len = (uint16_t)m->pkt_len;
-	c->pkt_len = m->pkt_len;
+	d->addr = mbuf_desc_addr(txq, seg);
+	d->len = seg->data_len;
+	d->options = options;
+}
+
+/*
+ * A frame whose segments (one or more) are all the UMEM's, ours alone, and
+ * each no longer than a chunk, the most a descriptor takes: sent in place.
+ */
+static bool
+chain_sendable_in_place(const struct af_xdp_tx_queue *txq, const struct rte_mbuf *m)
+{
+	for (; m != NULL; m = m->next)
+		if (m->pool != txq->umem_pool || !RTE_MBUF_DIRECT(m) ||
+		    rte_mbuf_refcnt_read(m) != 1 || m->data_len > txq->chunk_size)
+			return false;
+	return true;
+}
+
+/*
+ * Queue the chain m from descriptor at on, one descriptor per segment,
+ * unlinking the segments: each is freed when its descriptor completes.
+ */
+static void
+put_chain(struct af_xdp_tx_queue *txq, uint32_t at, struct rte_mbuf *m)
+{
+	while (m != NULL) {
+		struct rte_mbuf *next = m->next;
+
+		put_desc(txq, at++, m, next != NULL ? XDP_PKT_CONTD : 0);
+		m->next = NULL;
+		m->nb_segs = 1;
+		m = next;
+	}
+}
+
+/*
+ * Copy the frame m into n fresh mbufs of the UMEM's pool, each filled to its
+ * tailroom, and queue them from descriptor at on.  Returns -ENOBUFS when the
+ * pool has not n mbufs: the caller keeps m.
+ */
+static int
+put_copy(struct af_xdp_tx_queue *txq, uint32_t at, const struct rte_mbuf *m, uint32_t n,
+	 uint32_t room)
+{
+	struct rte_mbuf *c[AF_XDP_TX_MAX_SEGS];
+	uint32_t off = 0, i;
+
+	if (unlikely(rte_pktmbuf_alloc_bulk(txq->umem_pool, c, n) != 0))
+		return -ENOBUFS;
+	for (i = 0; i < n; i++) {
+		uint32_t len = RTE_MIN(room, m->pkt_len - off);
+		void *dst = rte_pktmbuf_mtod(c[i], void *);
+		const void *data = rte_pktmbuf_read(m, off, len, dst);
+
+		if (data != dst)
+			rte_memcpy(dst, data, len);
+		c[i]->data_len = (uint16_t)len;
+		c[i]->pkt_len = len;
+		off += len;
+		put_desc(txq, at + i, c[i], i + 1 < n ? XDP_PKT_CONTD : 0);
+	}
 	txq->stats.copies++;
-	return c;
+	return 0;
+}
+
+/*
+ * The slow path of one frame: a chain, an mbuf the kernel cannot reach, a
+ * frame over a chunk or over the limits.  Returns the descriptors it took
+ * from *space (0: dropped, counted, and freed), or -ENOBUFS when the ring
+ * or the UMEM's pool cannot take it now: the caller keeps it.
+ */
+static int
+put_frame_slow(struct af_xdp_tx_queue *txq, struct rte_mbuf *m, uint32_t queued,
+	       uint32_t *space)
+{
+	/* What a fresh mbuf of the UMEM holds: a chunk after the mbuf headroom. */
+	const uint32_t room = txq->chunk_size - RTE_PKTMBUF_HEADROOM;
+	bool in_place = chain_sendable_in_place(txq, m);
+	uint32_t n = in_place ? m->nb_segs : UINT32_MAX;
+
+	if (unlikely(m->pkt_len > txq->max_pkt_len)) {
+		/* The interface would drop it: drop it, count it. */
+		txq->stats.dropped++;
+		rte_pktmbuf_free(m);
+		return 0;
+	}
+	if (n > txq->max_segs) {
+		/* Copied, the segments may be fewer. */
+		in_place = false;
+		n = (m->pkt_len + room - 1) / room;
+	}
+	if (unlikely(n > txq->max_segs)) {
+		/* Without multi-buffer, longer than a chunk; with it, too many segments. */
+		if (txq->max_segs == 1)
+			txq->stats.dropped++;
+		else
+			txq->stats.too_many_segs++;
+		rte_pktmbuf_free(m);
+		return 0;
+	}
+	if (queued + n > *space) {
+		*space = xsk_ring_prod_space(&txq->tx, queued + n);
+		if (queued + n > *space)
+			return -ENOBUFS;
+	}
+	if (in_place) {
+		put_chain(txq, queued, m);
+	} else {
+		if (put_copy(txq, queued, m, n, room) != 0)
+			return -ENOBUFS;
+		rte_pktmbuf_free(m);
+	}
+	txq->stats.multi_buffer += n > 1;
+	return (int)n;
 }
 
 /* Ask the kernel to send what the ring holds; copy mode sends in the call. */
@@ -133,49 +248,42 @@ af_xdp_tx_burst(void *queue, struct rte_mbuf **bufs, uint16_t nb_pkts)
 {
 	struct af_xdp_tx_queue *txq = queue;
 	struct xsk_ring *tx = &txq->tx;
-	uint32_t space, i, queued = 0;
+	uint32_t space, i, queued = 0, frames = 0;
 	uint64_t bytes = 0;
-	uint16_t consumed;
 
 	af_xdp_txq_drain(txq);
 
 	space = xsk_ring_prod_space(tx, nb_pkts);
-	for (i = 0; i < space; i++) {
+	for (i = 0; i < nb_pkts; i++) {
 		struct rte_mbuf *m = bufs[i];
-		struct xdp_desc *d;
+		uint32_t len = m->pkt_len;
+		int n;
 
-		if (unlikely(m->pkt_len > txq->max_frame)) {
-			/* The kernel would reject it: drop it, count it. */
-			txq->stats.dropped++;
-			rte_pktmbuf_free(m);
-			continue;
-		}
-		if (unlikely(!sendable_in_place(txq, m))) {
-			struct rte_mbuf *c = copy_into_umem(txq, m);
-
-			if (c == NULL)
+		if (likely(sendable_in_place(txq, m) && len <= txq->max_frame)) {
+			if (unlikely(queued == space))
 				break;	/* the caller keeps bufs[i] onwards */
-			rte_pktmbuf_free(m);
-			m = c;
+			put_desc(txq, queued++, m, 0);
+		} else {
+			n = put_frame_slow(txq, m, queued, &space);
+			if (n < 0)
+				break;
+			if (n == 0)
+				continue;
+			queued += n;
 		}
-		d = xsk_ring_desc(tx, tx->cached_prod + queued);
-		d->addr = mbuf_desc_addr(txq, m);
-		d->len = m->pkt_len;
-		d->options = 0;
-		bytes += m->pkt_len;
-		queued++;
+		bytes += len;
+		frames++;
 	}
-	consumed = (uint16_t)i;
 
 	if (queued != 0) {
 		xsk_ring_prod_submit(tx, queued);
 		txq->outstanding += queued;
-		txq->stats.packets += queued;
+		txq->stats.packets += frames;
 		txq->stats.bytes += bytes;
 	}
 	if (txq->outstanding != 0 && xsk_ring_needs_wakeup(tx))
 		tx_wakeup(txq);
-	return consumed;
+	return (uint16_t)i;
 }
 
 /* Frames queued for transmission that the kernel never took. */

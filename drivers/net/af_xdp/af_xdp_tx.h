@@ -14,7 +14,18 @@ void af_xdp_txq_bind(struct af_xdp_tx_queue *txq, const struct xsk_ring *tx,
 		     const struct xsk_ring *comp, const struct af_xdp_umem_layout *layout,
 		     struct rte_mempool *umem_pool, int fd);
 
-/* Free the mbufs of every frame the kernel has completed; returns how many. */
+/*
+ * The frames the queue may send: at most max_pkt_len bytes (the interface's
+ * MTU with its Ethernet header and a VLAN tag), in at most max_segs
+ * descriptors (1: a socket without multi-buffer; at most
+ * AF_XDP_TX_MAX_SEGS).  Longer frames are dropped and counted in
+ * tx_q<n>_dropped, frames of too many segments in tx_q<n>_too_many_segs.
+ * Until set: frames of one chunk, of any length that fits.
+ */
+void af_xdp_txq_set_frame_limits(struct af_xdp_tx_queue *txq, uint32_t max_pkt_len,
+				 uint16_t max_segs);
+
+/* Free the mbufs of every descriptor the kernel has completed; returns how many. */
 unsigned int af_xdp_txq_drain(struct af_xdp_tx_queue *txq);
 
 /*

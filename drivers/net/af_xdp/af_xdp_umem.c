@@ -37,6 +37,7 @@ struct af_xdp_umem {
 	unsigned int users;	/* sockets using it */
 	bool for_sharing;	/* registered for a port with shared_umem=1 */
 	bool shareable;		/* for_sharing and reg_fd bound: others may join */
+	bool multi_buffer;	/* bound with XDP_USE_SG */
 };
 
 /* Process-wide UMEMs, so that sockets asking for shared_umem find theirs. */
@@ -204,12 +205,20 @@ af_xdp_umem_join(const struct af_xdp_port *port, struct rte_mempool *mp, int fd,
 }
 
 void
-af_xdp_umem_bound(struct af_xdp_umem *umem, int fd)
+af_xdp_umem_bound(struct af_xdp_umem *umem, int fd, bool multi_buffer)
 {
 	pthread_mutex_lock(&umem_lock);
-	if (umem->reg_fd == fd)
+	if (umem->reg_fd == fd) {
 		umem->shareable = umem->for_sharing;
+		umem->multi_buffer = multi_buffer;
+	}
 	pthread_mutex_unlock(&umem_lock);
+}
+
+bool
+af_xdp_umem_multi_buffer(const struct af_xdp_umem *umem)
+{
+	return umem->multi_buffer;
 }
 
 void

@@ -22,8 +22,14 @@ int af_xdp_umem_layout(struct rte_mempool *mp, struct af_xdp_umem_layout *layout
  */
 struct af_xdp_umem *af_xdp_umem_join(const struct af_xdp_port *port, struct rte_mempool *mp,
 				     int fd, bool *shared);
-/* fd, which registered umem, is bound: other sockets may share it now. */
-void af_xdp_umem_bound(struct af_xdp_umem *umem, int fd);
+/*
+ * fd, which registered umem, is bound (multi_buffer: with XDP_USE_SG, which
+ * the kernel records in the UMEM for every socket sharing it): other
+ * sockets may share it now.
+ */
+void af_xdp_umem_bound(struct af_xdp_umem *umem, int fd, bool multi_buffer);
+/* Whether the sockets of umem take frames of several descriptors. */
+bool af_xdp_umem_multi_buffer(const struct af_xdp_umem *umem);
 /* The socket fd, about to be closed, leaves umem (freed with its last socket). */
 void af_xdp_umem_leave(struct af_xdp_umem *umem, int fd);
 
