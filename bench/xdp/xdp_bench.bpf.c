@@ -24,14 +24,14 @@ struct {
 	__type(value, __u32);
 } tx_port SEC(".maps");
 
-SEC("xdp")
+SEC("xdp.frags")
 int bench_drop(struct xdp_md *ctx)
 {
 	(void)ctx;
 	return XDP_DROP;
 }
 
-SEC("xdp")
+SEC("xdp.frags")
 int bench_redirect(struct xdp_md *ctx)
 {
 	(void)ctx;

@@ -57,7 +57,7 @@ IP_DST = bytes([198, 18, 1, 1])
 
 MIN_SIZE = {"raw": ETH_HLEN + TEST_HDR.size,
             "udp": ETH_HLEN + IP_HLEN + UDP_HLEN + TEST_HDR.size}
-MAX_SIZE = 9000
+MAX_SIZE = 9018      # a 9000-byte MTU, its Ethernet header and a VLAN tag
 
 # The payload pattern: a window into a repeating 0..255 ramp, its start
 # depending on the sequence number, so that a frame delivered with another
@@ -162,6 +162,8 @@ class Verifier:
         self.corrupt = []          # (seq, reason), first few only
         self.corrupt_count = 0
         self.foreign = 0           # frames not of this stream
+        self.reordered = 0         # frames behind one of a higher sequence number
+        self.highest = -1
         self.bytes = 0
         self.by_size = {}
 
@@ -196,6 +198,9 @@ class Verifier:
         if seq in self.seen:
             self.duplicates += 1
             return
+        if seq < self.highest:
+            self.reordered += 1
+        self.highest = max(self.highest, seq)
         self.seen.add(seq)
         self.bytes += len(frame)
         self.by_size[len(frame)] = self.by_size.get(len(frame), 0) + 1
@@ -209,7 +214,7 @@ class Verifier:
             "received": len(self.seen), "expected": self.expect,
             "bytes": self.bytes, "duplicates": self.duplicates,
             "corrupt": self.corrupt_count, "corrupt_examples": self.corrupt,
-            "foreign": self.foreign, "missing": len(missing),
+            "foreign": self.foreign, "missing": len(missing), "reordered": self.reordered,
             "missing_examples": missing[:10],
             "by_size": {str(k): v for k, v in sorted(self.by_size.items())},
         }

@@ -42,13 +42,16 @@ def two_hosts(net, gro=False):
     return dut, a, b, p0, h0, p1, h1
 
 
-def ping(t, a):
-    """PINGS pings from host a to host b, none lost."""
-    cp = a.exec(["ping", "-n", "-q", "-c", str(PINGS), "-i", "0.2", "-W", "5", ADDR_B],
+def ping(t, a, size=None):
+    """PINGS pings from host a to host b, none lost; with size, of that many
+    bytes of payload and not fragmented (-M do)."""
+    opts = ["-s", str(size), "-M", "do"] if size else []
+    cp = a.exec(["ping", "-n", "-q", "-c", str(PINGS), "-i", "0.2", "-W", "5"] + opts + [ADDR_B],
                 check=False)
     summary = [ln for ln in cp.stdout.splitlines() if "packet loss" in ln]
     t.check(cp.returncode == 0 and " 0% packet loss" in cp.stdout,
-            "ping %s -> %s: %s" % (ADDR_A, ADDR_B, summary[0] if summary else "no summary"),
+            "ping %s%s -> %s: %s" % (ADDR_A, " -s %d -M do" % size if size else "", ADDR_B,
+                                     summary[0] if summary else "no summary"),
             cp.stdout + cp.stderr)
 
 
@@ -62,12 +65,12 @@ def wait_listening(ns, port, timeout=15):
     return False
 
 
-def tcp_transfer(t, a, b):
+def tcp_transfer(t, a, b, mb=FILE_MB):
     src = os.path.join(env.run_dir(), "tcp-src.bin")
     dst = os.path.join(env.run_dir(), "tcp-dst.bin")
     try:
         with open(src, "wb") as f:
-            f.write(os.urandom(FILE_MB << 20))
+            f.write(os.urandom(mb << 20))
         with open(src, "rb") as f:
             want = hashlib.sha256(f.read()).hexdigest()
         with open(dst, "wb") as out:
@@ -89,10 +92,10 @@ def tcp_transfer(t, a, b):
         with open(dst, "rb") as f:
             got = hashlib.sha256(f.read()).hexdigest()
         t.equal((crc, src_rc), (0, 0), "nc client and server exit codes")
-        t.equal(got_size, FILE_MB << 20, "TCP bytes received")
-        t.equal(got, want, "sha256 of the %d MB file received over TCP" % FILE_MB)
+        t.equal(got_size, mb << 20, "TCP bytes received")
+        t.equal(got, want, "sha256 of the %d MB file received over TCP" % mb)
     except subprocess.TimeoutExpired:
-        t.check(False, "TCP transfer of %d MB completed within %ds" % (FILE_MB, TCP_TIMEOUT))
+        t.check(False, "TCP transfer of %d MB completed within %ds" % (mb, TCP_TIMEOUT))
     finally:
         for p in (src, dst):
             if os.path.exists(p):

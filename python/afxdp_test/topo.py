@@ -55,6 +55,9 @@ class Iface:
     def mtu(self):
         return int(self.link()["mtu"])
 
+    def set_mtu(self, mtu):
+        self.ip("link", "set", "dev", self.name, "mtu", str(mtu))
+
     def is_up(self):
         return "UP" in self.link().get("flags", [])
 

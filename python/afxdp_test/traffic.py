@@ -127,9 +127,11 @@ def summary(res):
     return s
 
 
-def all_intact(res):
+def all_intact(res, in_order=False):
+    """Every frame, once, byte for byte (and with in_order, in the order sent)."""
     return (res["received"] == res["expected"] and not res["corrupt"]
-            and not res["duplicates"] and not res["missing"])
+            and not res["duplicates"] and not res["missing"]
+            and (not in_order or not res.get("reordered")))
 
 
 expected_bytes = frames.expected_bytes

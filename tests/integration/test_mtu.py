@@ -4,12 +4,15 @@
 
 Each accepted MTU must show on the kernel interface (`ip link`) and in
 `show port info 0`; each refused one must leave both unchanged and make
-testpmd say so. The device's advertised maximum (learnt from the refusal of a
-too-large value) must itself be accepted: an advertised maximum the kernel
-then rejects is a wrong maximum, and so is one whose full-size frames (MTU +
-14 bytes of Ethernet header) do not arrive (up to the largest frame the veth
-peer can send: with XDP on the port, veth caps the peer's MTU). Frames sent after the changes
-still arrive.
+testpmd say so. The largest MTU the port takes as it is configured (no Rx
+scatter: frames of one mbuf), learnt from the refusal of a too-large value
+(ethdev names the device's maximum; our driver, with multi-buffer, the MTU
+one chunk holds and the scatter offload a larger one needs), must itself be
+accepted: a maximum the kernel then rejects is a wrong maximum, and so is one
+whose full-size frames (MTU + 14 bytes of Ethernet header) do not arrive (up
+to the largest frame the veth peer can send: with XDP on the port, veth caps
+the peer's MTU). Frames sent after the changes still arrive. Larger MTUs,
+with scatter, are test_jumbo's.
 """
 
 import re
@@ -19,13 +22,16 @@ from afxdp_test import env, runner, testpmd, topo, traffic
 # Below any driver's maximum with testpmd's default 2176-byte mbufs; values
 # above 1500 are covered by the advertised maximum, learnt below.
 ACCEPTED = [1400, 1280, 1500]
-# Below ethdev's minimum (68, RTE_ETHER_MIN_MTU) and far above any AF_XDP
-# frame (4 KiB UMEM frames).
+# Below ethdev's minimum (68, RTE_ETHER_MIN_MTU), and far above what one
+# UMEM chunk (at most a page) holds.
 REFUSED = [67, 60000]
 # testpmd's and ethdev's refusal messages (app/test-pmd/config.c, rte_ethdev.c)
 REFUSAL = re.compile(r"MTU \(\d+\) [<>] device (min|max) MTU|Frame size \(\d+\) [<>]|"
                      r"Set MTU failed|not in valid range")
-ADVERTISED_MAX = re.compile(r"device max MTU \((\d+)\)")
+# The largest MTU without scatter: ethdev's device maximum (a driver without
+# multi-buffer), or our driver's MTU of one chunk, named with the scatter
+# offload that a larger one needs.
+ADVERTISED_MAX = re.compile(r"device max MTU \((\d+)\)|an MTU of (\d+)\): enable the Rx scatter")
 # Whether the advertised maximum must be accepted, and then carry full-size
 # frames (with testpmd's default mbufs: 2176 bytes).
 CHECK_ADVERTISED_MAX = True
@@ -62,7 +68,7 @@ def main(t):
                         "show port info MTU unchanged after refusing %d" % mtu)
                 m = ADVERTISED_MAX.search(out)
                 if m:
-                    advertised = int(m.group(1))
+                    advertised = int(m.group(1) or m.group(2))
 
             if CHECK_ADVERTISED_MAX:
                 if t.check(advertised is not None, "the refusal names the device's max MTU: %s"

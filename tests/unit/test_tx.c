@@ -337,6 +337,17 @@ test_ring_space_in_descriptors(void)
 	sim_kernel_transmit(&e.tx, &e.comp, NULL, 0);
 	af_xdp_txq_drain(&e.txq);
 	CHECK_EQ(rte_mempool_avail_count(e.umem_pool), POOL_SIZE);
+	/* Chains and single mbufs mixed in one burst, with room for all. */
+	for (i = 0; i < 16; i++) {
+		bufs[i] = frame(e.umem_pool, 100, 0);
+		if (i % 2 == 0)
+			CHECK(rte_pktmbuf_chain(bufs[i], frame(e.umem_pool, 100, 0)) == 0, "chain");
+	}
+	CHECK_EQ(af_xdp_tx_burst(&e.txq, bufs, 16), 16);
+	CHECK_EQ(e.tx.producer - e.tx.consumer, 24);
+	sim_kernel_transmit(&e.tx, &e.comp, NULL, 0);
+	af_xdp_txq_drain(&e.txq);
+	CHECK_EQ(rte_mempool_avail_count(e.umem_pool), POOL_SIZE);
 	env_free(&e);
 }
 

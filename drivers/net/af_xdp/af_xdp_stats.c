@@ -37,11 +37,15 @@ static const struct xstat_def rx_driver_xstats[] = {
 	RX_STAT(partial_batches),
 	RX_STAT(wakeups),
 	RX_STAT(nombuf),
+	RX_STAT(multi_buffer),
+	RX_STAT(chains_dropped),
 };
 
 static const struct xstat_def tx_driver_xstats[] = {
 	TX_STAT(dropped),
+	TX_STAT(too_many_segs),
 	TX_STAT(copies),
+	TX_STAT(multi_buffer),
 	TX_STAT(wakeups),
 };
 

@@ -173,11 +173,13 @@ put_copy(struct af_xdp_tx_queue *txq, uint32_t at, const struct rte_mbuf *m, uin
  * The slow path of one frame: a chain, an mbuf the kernel cannot reach, a
  * frame over a chunk or over the limits.  Returns the descriptors it took
  * from *space (0: dropped, counted, and freed), or -ENOBUFS when the ring
- * or the UMEM's pool cannot take it now: the caller keeps it.
+ * or the UMEM's pool cannot take it now: the caller keeps it.  When the
+ * ring's space must be read again, it is read for want descriptors, the
+ * frames left in the burst, or this frame's if more.
  */
 static int
 put_frame_slow(struct af_xdp_tx_queue *txq, struct rte_mbuf *m, uint32_t queued,
-	       uint32_t *space)
+	       uint32_t *space, uint32_t want)
 {
 	/* What a fresh mbuf of the UMEM holds: a chunk after the mbuf headroom. */
 	const uint32_t room = txq->chunk_size - RTE_PKTMBUF_HEADROOM;
@@ -205,7 +207,7 @@ put_frame_slow(struct af_xdp_tx_queue *txq, struct rte_mbuf *m, uint32_t queued,
 		return 0;
 	}
 	if (queued + n > *space) {
-		*space = xsk_ring_prod_space(&txq->tx, queued + n);
+		*space = xsk_ring_prod_space(&txq->tx, queued + RTE_MAX(n, want));
 		if (queued + n > *space)
 			return -ENOBUFS;
 	}
@@ -260,11 +262,15 @@ af_xdp_tx_burst(void *queue, struct rte_mbuf **bufs, uint16_t nb_pkts)
 		int n;
 
 		if (likely(sendable_in_place(txq, m) && len <= txq->max_frame)) {
-			if (unlikely(queued == space))
-				break;	/* the caller keeps bufs[i] onwards */
+			/* After a chain, space may have been read for that chain only. */
+			if (unlikely(queued == space)) {
+				space = xsk_ring_prod_space(tx, queued + nb_pkts - i);
+				if (queued == space)
+					break;	/* the caller keeps bufs[i] onwards */
+			}
 			put_desc(txq, queued++, m, 0);
 		} else {
-			n = put_frame_slow(txq, m, queued, &space);
+			n = put_frame_slow(txq, m, queued, &space, nb_pkts - i);
 			if (n < 0)
 				break;
 			if (n == 0)

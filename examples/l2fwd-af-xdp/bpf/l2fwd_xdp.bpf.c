@@ -47,7 +47,7 @@ struct {
 	__type(value, struct l2fwd_xdp_counts);
 } port_counts SEC(".maps");
 
-SEC("xdp")
+SEC("xdp.frags")
 int l2fwd_xdp(struct xdp_md *ctx)
 {
 	void *data = (void *)(long)ctx->data;

@@ -52,13 +52,13 @@ const volatile __u32 xdp_redirect_xsk_action = 0xffffffff;
 static long (*bpf_redirect_xsk)(struct xdp_md *ctx, void *map, __u32 key, __u64 flags) =
 	(void *)AF_XDP_REDIRECT_XSK_PLACEHOLDER;
 
-SEC("xdp")
+SEC("xdp.frags")
 int afxdp_map(struct xdp_md *ctx)
 {
 	return bpf_redirect_map(&xsks_map, ctx->rx_queue_index, XDP_PASS);
 }
 
-SEC("xdp")
+SEC("xdp.frags")
 int afxdp_direct(struct xdp_md *ctx)
 {
 	long act = bpf_redirect_xsk(ctx, &xsks_map, ctx->rx_queue_index, XDP_PASS);
