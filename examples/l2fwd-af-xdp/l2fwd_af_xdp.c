@@ -81,6 +81,7 @@ struct options {
 	uint16_t rxd, txd;
 	double duration;		/* seconds; 0: until SIGINT/SIGTERM */
 	bool json;
+	unsigned int mtu;		/* 0: the ports' own */
 	bool peer_set[RTE_MAX_ETHPORTS];
 	uint8_t peer_mac[RTE_MAX_ETHPORTS][L2FWD_ETH_ALEN];
 };
@@ -162,10 +163,12 @@ usage(FILE *out)
 		"  --rxd N, --txd N     Rx/Tx ring sizes, 1..%d (default %d; drivers may round them)\n"
 		"  --duration SECONDS   stop after SECONDS (default: at SIGINT or SIGTERM)\n"
 		"  --json               statistics as one JSON object per line (the last has \"final\":true)\n"
+		"  --mtu N              set the ports' MTU to N, %d..%d; frames longer than an mbuf are\n"
+		"                       received and sent as chains (scatter, multi-segment offloads)\n"
 		"  -h, --help           this text\n"
 		"Exit status: 0 after a clean stop, 1 if set-up or forwarding failed, 2 on bad options.\n",
 		MAX_PORTS_PER_LCORE, L2FWD_MAX_PERIOD, L2FWD_DEFAULT_PERIOD, MAX_BURST, DEFAULT_BURST,
-		MAX_RING_SIZE, DEFAULT_RING_SIZE);
+		MAX_RING_SIZE, DEFAULT_RING_SIZE, RTE_ETHER_MIN_MTU, UINT16_MAX);
 }
 
 static int
@@ -200,6 +203,7 @@ enum {
 	OPT_TXD,
 	OPT_DURATION,
 	OPT_JSON,
+	OPT_MTU,
 };
 
 static int
@@ -214,6 +218,7 @@ parse_options(int argc, char **argv)
 		{ "txd", required_argument, NULL, OPT_TXD },
 		{ "duration", required_argument, NULL, OPT_DURATION },
 		{ "json", no_argument, NULL, OPT_JSON },
+		{ "mtu", required_argument, NULL, OPT_MTU },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -284,6 +289,11 @@ parse_options(int argc, char **argv)
 			break;
 		case OPT_JSON:
 			opts.json = true;
+			break;
+		case OPT_MTU:
+			if (parse_number("--mtu", optarg, RTE_ETHER_MIN_MTU, UINT16_MAX, &v) < 0)
+				return -EINVAL;
+			opts.mtu = (unsigned int)v;
 			break;
 		case 'h':
 			usage(stdout);
@@ -452,19 +462,53 @@ mbufs_needed(void)
 	return RTE_MAX(n, (unsigned int)MIN_MBUFS);
 }
 
+/*
+ * The configuration for --mtu: frames longer than an mbuf's data room are
+ * received and sent as chains, where the port can (scatter, multi-segment
+ * offloads); otherwise the port refuses the MTU and says why.
+ */
+static int
+port_conf(uint16_t pid, struct rte_mempool *pool, struct rte_eth_conf *conf)
+{
+	uint32_t room = rte_pktmbuf_data_room_size(pool) - RTE_PKTMBUF_HEADROOM;
+	struct rte_eth_dev_info info;
+	int ret;
+
+	memset(conf, 0, sizeof(*conf));	/* defaults: one queue, no offloads */
+	if (opts.mtu == 0)
+		return 0;
+	ret = rte_eth_dev_info_get(pid, &info);
+	if (ret != 0)
+		return ret;
+	conf->rxmode.mtu = opts.mtu;
+	if (opts.mtu + RTE_ETHER_HDR_LEN > room) {
+		conf->rxmode.offloads |= info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_SCATTER;
+		conf->txmode.offloads |= info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
+	}
+	return 0;
+}
+
 static int
 start_port(struct fwd_port *fp, struct rte_mempool *pool)
 {
-	static const struct rte_eth_conf conf;	/* defaults: one queue, no offloads */
 	uint16_t pid = fp->port_id, rxd = opts.rxd, txd = opts.txd;
 	int socket = rte_eth_dev_socket_id(pid);
+	struct rte_eth_conf conf;
 	const char *step;
 	int ret;
 
 	if (socket < 0)
 		socket = (int)rte_socket_id();
-	step = "configure";
-	ret = rte_eth_dev_configure(pid, 1, 1, &conf);
+	step = "read its capabilities";
+	ret = port_conf(pid, pool, &conf);
+	if (ret == 0) {
+		step = "configure";
+		ret = rte_eth_dev_configure(pid, 1, 1, &conf);
+	}
+	if (ret == 0 && opts.mtu != 0) {
+		step = "set its MTU";
+		ret = rte_eth_dev_set_mtu(pid, (uint16_t)opts.mtu);
+	}
 	if (ret == 0) {
 		step = "adjust ring sizes";
 		ret = rte_eth_dev_adjust_nb_rx_tx_desc(pid, &rxd, &txd);

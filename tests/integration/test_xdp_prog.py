@@ -11,6 +11,10 @@
 2. xdp_prog=bpf/xdp_no_xsks_map.bpf.o (its XSKMAP has another name): the port
    fails to start, with a message naming xsks_map; no program is left
    attached, neither after the failure nor after quit.
+3. xdp_prog=bpf/xdp_ethertype.bpf.o, not multi-buffer aware, with the veth
+   pair at MTU 9000: the port fails to start, with a message naming
+   xdp.frags (the kernel alone would refuse with ERANGE); no program is left
+   attached.
 """
 
 from afxdp_test import bpf, dpdk_output, env, runner, testpmd, topo, traffic
@@ -69,6 +73,23 @@ def without_xsks_map(t, net, dut, port, obj):
         t.quit_testpmd(tp, net)
 
 
+def not_frags_at_jumbo_mtu(t, net, dut, port, peer, obj):
+    for ifc in (port, peer):
+        ifc.set_mtu(9000)
+    vdev = "net_af_xdp0,iface=%s,xdp_prog=%s" % (port.name, obj)
+    with testpmd.TestPmd(dut, [vdev], fwd="rxonly", label="testpmd[%s, MTU 9000]" % GOOD_OBJ) as tp:
+        log = tp.startup_output
+        t.check("Fail to start port 0" in log, "port 0 does not start with %s at MTU 9000" % vdev,
+                "\n".join(dpdk_output.problem_lines(log)))
+        t.check("xdp.frags" in log, "a message names xdp.frags",
+                "\n".join(dpdk_output.problem_lines(log)))
+        left = net.check_no_xdp()
+        t.check(not left, "no XDP program attached after the failed start", "\n".join(left))
+        t.quit_testpmd(tp, net)
+    for ifc in (port, peer):
+        ifc.set_mtu(1500)
+
+
 def main(t):
     good, bad = bpf.obj(GOOD_OBJ), bpf.obj(BAD_OBJ)
     with topo.Topology() as net:
@@ -76,6 +97,7 @@ def main(t):
         port, peer = net.veth(dut, "d0", gen, "g0")
         with_user_program(t, net, dut, port, peer, good)
         without_xsks_map(t, net, dut, port, bad)
+        not_frags_at_jumbo_mtu(t, net, dut, port, peer, good)
 
 
 if __name__ == "__main__":

@@ -34,6 +34,7 @@
 #include <rte_string_fns.h>
 
 #include "af_xdp_cni.h"
+#include "af_xdp_iface.h"
 #include "af_xdp_kernel.h"
 #include "af_xdp_prog.h"
 
@@ -493,6 +494,28 @@ close_maps(struct af_xdp_prog_attachment *att)
 	att->fallbacks_fd = -1;
 }
 
+/*
+ * A program that is not multi-buffer aware cannot run on an interface whose
+ * frames do not fit one page: the kernel refuses it (veth: its peer's MTU),
+ * or would have to drop such frames.  Say so rather than let the attach fail
+ * with EINVAL or ERANGE.
+ */
+static int
+check_frags_support(const struct af_xdp_port *port, const struct af_xdp_prog_attachment *att)
+{
+	uint32_t page_frame = (uint32_t)sysconf(_SC_PAGESIZE) - AF_XDP_PACKET_HEADROOM;
+	unsigned int mtu;
+
+	if (xdp_program__xdp_frags_support(att->prog) ||
+	    af_xdp_iface_mtu(port->args.iface, &mtu) != 0 || mtu + RTE_ETHER_HDR_LEN <= page_frame)
+		return 0;
+	AF_XDP_PORT_LOG(ERR, port,
+			"%s=%s is not multi-buffer aware (not SEC(\"xdp.frags\")), but %s has MTU %u, above the %u that one page holds: the kernel cannot run it there; build it with SEC(\"xdp.frags\") or lower the MTU",
+			AF_XDP_ARG_XDP_PROG, port->args.xdp_prog, port->args.iface, mtu,
+			page_frame - RTE_ETHER_HDR_LEN);
+	return -EINVAL;
+}
+
 static int
 attach_program(struct af_xdp_port *port, struct af_xdp_prog_attachment *att)
 {
@@ -503,6 +526,11 @@ attach_program(struct af_xdp_port *port, struct af_xdp_prog_attachment *att)
 	      open_builtin_program(port, att);
 	if (ret != 0)
 		return ret;
+	ret = check_frags_support(port, att);
+	if (ret != 0) {
+		close_program(att);
+		return ret;
+	}
 	ret = xdp_program__attach(att->prog, port->ifindex, libxdp_mode(port->args.mode), 0);
 	if (ret != 0) {
 		explain_attach_failure(port, ret);
