@@ -398,7 +398,7 @@ af_xdp_rxq_info(struct rte_eth_dev *dev, uint16_t qid, struct rte_eth_rxq_info *
 
 	qinfo->mp = rxq->mb_pool;
 	qinfo->nb_desc = (uint16_t)RTE_MIN(rxq->nb_desc, (uint32_t)UINT16_MAX);
-	qinfo->scattered_rx = 0;
+	qinfo->scattered_rx = rxq->scatter;
 	qinfo->rx_buf_size = rte_pktmbuf_data_room_size(rxq->mb_pool) - RTE_PKTMBUF_HEADROOM;
 	qinfo->conf.rx_free_thresh = AF_XDP_RX_BATCH;
 }
@@ -720,6 +720,7 @@ af_xdp_dev_start(struct rte_eth_dev *dev)
 		return ret;
 	}
 	multi_buffer = port->queues[0].sock->multi_buffer;
+	dev->data->scattered_rx = multi_buffer && scatter_rx(dev);
 	dev->rx_pkt_burst = af_xdp_rx_burst_select(multi_buffer, &rx_build);
 	AF_XDP_PORT_LOG(INFO, port, "receiving with the %s build of the batched receive%s",
 			rx_build, multi_buffer ? ", frames of several descriptors" : "");
