@@ -14,12 +14,14 @@
 3. xdp_prog=bpf/xdp_ethertype.bpf.o, not multi-buffer aware, with the veth
    pair at MTU 9000: the port fails to start, with a message naming
    xdp.frags (the kernel alone would refuse with ERANGE); no program is left
-   attached.
+   attached. The same program built multi-buffer aware
+   (xdp_ethertype_frags.bpf.o) starts there and receives 9000-byte frames.
 """
 
 from afxdp_test import bpf, dpdk_output, env, runner, testpmd, topo, traffic
 
 GOOD_OBJ = "xdp_ethertype"
+FRAGS_OBJ = "xdp_ethertype_frags"
 GOOD_PROG_NAME = "test_ethertype"    # its function name: the program's name
 BAD_OBJ = "xdp_no_xsks_map"
 MAP_NAME = "xsks_map"
@@ -85,6 +87,19 @@ def not_frags_at_jumbo_mtu(t, net, dut, port, peer, obj):
                 "\n".join(dpdk_output.problem_lines(log)))
         left = net.check_no_xdp()
         t.check(not left, "no XDP program attached after the failed start", "\n".join(left))
+        t.quit_testpmd(tp, net)
+    vdev = "net_af_xdp0,iface=%s,xdp_prog=%s" % (port.name, bpf.obj(FRAGS_OBJ))
+    with testpmd.TestPmd(dut, [vdev], fwd="rxonly", app_extra=["--enable-scatter"],
+                         label="testpmd[%s, MTU 9000]" % FRAGS_OBJ) as tp:
+        t.check("Fail to start port" not in tp.startup_output,
+                "port 0 starts with %s at MTU 9000" % vdev,
+                "\n".join(dpdk_output.problem_lines(tp.startup_output)))
+        tp.cmd("start")
+        traffic.send(peer, port.mac, 20, [9014], stream="jumbo")
+        st = tp.wait_rx(0, 20)
+        t.equal((st["RX-packets"], st["RX-bytes"]), (20, 20 * 9014),
+                "9014-byte frames received with the multi-buffer aware program")
+        tp.cmd("stop")
         t.quit_testpmd(tp, net)
     for ifc in (port, peer):
         ifc.set_mtu(1500)

@@ -500,13 +500,32 @@ close_maps(struct af_xdp_prog_attachment *att)
  * or would have to drop such frames.  Say so rather than let the attach fail
  * with EINVAL or ERANGE.
  */
+/*
+ * Multi-buffer aware: libbpf sets BPF_F_XDP_HAS_FRAGS at load for a program
+ * of section xdp.frags (or xdp.frags/...), so before load the section says.
+ */
+static bool
+frags_aware(struct xdp_program *prog)
+{
+	struct bpf_object *obj = xdp_program__bpf_obj(prog);
+	struct bpf_program *bp = obj != NULL ?
+		bpf_object__find_program_by_name(obj, xdp_program__name(prog)) : NULL;
+	const char *sec = bp != NULL ? bpf_program__section_name(bp) : NULL;
+
+	return xdp_program__xdp_frags_support(prog) ||
+	       (bp != NULL && (bpf_program__flags(bp) & BPF_F_XDP_HAS_FRAGS)) ||
+	       (sec != NULL && (strcmp(sec, "xdp.frags") == 0 ||
+				strncmp(sec, "xdp.frags/", strlen("xdp.frags/")) == 0));
+}
+
 static int
 check_frags_support(const struct af_xdp_port *port, const struct af_xdp_prog_attachment *att)
 {
 	uint32_t page_frame = (uint32_t)sysconf(_SC_PAGESIZE) - AF_XDP_PACKET_HEADROOM;
 	unsigned int mtu;
 
-	if (xdp_program__xdp_frags_support(att->prog) ||
+	/* The built-in programs are (SEC("xdp.frags")). */
+	if (att->origin != PROG_USER || frags_aware(att->prog) ||
 	    af_xdp_iface_mtu(port->args.iface, &mtu) != 0 || mtu + RTE_ETHER_HDR_LEN <= page_frame)
 		return 0;
 	AF_XDP_PORT_LOG(ERR, port,

@@ -8,7 +8,8 @@
  * frames of the tests' ethertype (IEEE 802 local experimental, 0x88B5, see
  * lib/frames.py) go to the AF_XDP socket of their queue, if any; every other
  * frame goes on to the kernel stack.  The XSKMAP has the name the driver
- * looks for, xsks_map.
+ * looks for, xsks_map.  Not multi-buffer aware, unless built as
+ * xdp_ethertype_frags.bpf.c does.
  */
 
 #include <linux/bpf.h>
@@ -18,6 +19,10 @@
 
 #define TEST_ETHERTYPE 0x88B5
 
+#ifndef PROG_SECTION
+#define PROG_SECTION "xdp"
+#endif
+
 struct {
 	__uint(type, BPF_MAP_TYPE_XSKMAP);
 	__uint(max_entries, 64);
@@ -25,7 +30,7 @@ struct {
 	__type(value, __u32);
 } xsks_map SEC(".maps");
 
-SEC("xdp")
+SEC(PROG_SECTION)
 int test_ethertype(struct xdp_md *ctx)
 {
 	const void *data = (void *)(long)ctx->data;
