@@ -148,26 +148,19 @@ explain_refusal(const struct af_xdp_port *port, const struct af_xdp_umem *umem, 
 	const size_t kib = umem->layout.size / 1024;
 	char limit[32];
 
-	switch (err) {
-	case ENOBUFS:
+	if (err == ENOBUFS) {
 		AF_XDP_PORT_LOG(ERR, port,
 				"cannot register mempool %s (%zu KiB) as a UMEM: %s: its pages are locked memory, and without CAP_IPC_LOCK this process may lock only RLIMIT_MEMLOCK = %s (counted for all UMEMs of its user; each queue that registers the mempool counts it again). Run as root or with CAP_IPC_LOCK, or raise the limit to at least %zu KiB (ulimit -l %zu; LimitMEMLOCK= for a systemd service; --ulimit memlock= for a container), or give the port a smaller mempool",
 				umem->mb_pool->name, kib, strerror(err),
 				memlock_limit(limit, sizeof(limit)), kib, kib);
-		break;
-	case EINVAL:
-		AF_XDP_PORT_LOG(ERR, port,
-				"cannot register mempool %s (%zu KiB at %p, %u-byte chunks) as a UMEM: %s (a kernel without unaligned chunks, before 5.4?)",
-				umem->mb_pool->name, kib, (void *)umem->layout.area,
-				umem->layout.chunk_size, strerror(err));
-		break;
-	default:
-		AF_XDP_PORT_LOG(ERR, port,
-				"cannot register mempool %s (%zu KiB at %p, %u-byte chunks) as a UMEM: %s%s",
-				umem->mb_pool->name, kib, (void *)umem->layout.area,
-				umem->layout.chunk_size, strerror(err),
-				err == ENOMEM ? " (the kernel could not pin its pages)" : "");
+		return;
 	}
+	AF_XDP_PORT_LOG(ERR, port,
+			"cannot register mempool %s (%zu KiB at %p, %u-byte chunks) as a UMEM: %s%s",
+			umem->mb_pool->name, kib, (void *)umem->layout.area,
+			umem->layout.chunk_size, strerror(err),
+			err == EINVAL ? " (a kernel without unaligned chunks, before 5.4?)" :
+			err == ENOMEM ? " (the kernel could not pin its pages)" : "");
 }
 
 static int
