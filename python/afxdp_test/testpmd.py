@@ -62,14 +62,15 @@ def remove_runtime_dir(prefix):
 
 
 def eal_args(ns, vdevs, *, file_prefix, huge_dir=None, mem_mb=None, lcores="0,1",
-             extra=()):
-    """EAL arguments shared by testpmd and the secondary processes."""
+             extra=(), plugin=None):
+    """EAL arguments shared by testpmd and the secondary processes; `plugin`
+    is a copy of env.plugin() to load instead (e.g. one another user can read)."""
     args = ["-l", lcores, "--no-pci", "--file-prefix", file_prefix]
     if huge_dir:
         args += ["--huge-dir", huge_dir, "-m", str(mem_mb or 256)]
     else:
         args += ["--no-huge", "-m", str(mem_mb or 512)]
-    p = env.plugin()
+    p = plugin or env.plugin()
     if p:
         args += ["-d", p]
     for v in vdevs:
@@ -88,8 +89,12 @@ def secondary_eal_args(file_prefix):
 
 
 class TestPmd:
+    """`wrapper`: a command line that runs testpmd's (e.g. setpriv ... to run
+    it as another user); `plugin`: see eal_args."""
+
     def __init__(self, ns, vdevs, *, fwd="rxonly", queues=1, huge_dir=None, mem_mb=None,
-                 total_mbufs=16384, lcores="0,1", eal_extra=(), app_extra=(), label=None):
+                 total_mbufs=16384, lcores="0,1", eal_extra=(), app_extra=(), label=None,
+                 wrapper=(), plugin=None):
         cleanup.install()
         self.ns = ns
         self.vdevs = list(vdevs)
@@ -99,9 +104,9 @@ class TestPmd:
                "--total-num-mbufs=%d" % total_mbufs]
         if queues != 1:
             app += ["--rxq=%d" % queues, "--txq=%d" % queues]
-        self.argv = ([env.testpmd_path()]
+        self.argv = (list(wrapper) + [env.testpmd_path()]
                      + eal_args(ns, vdevs, file_prefix=self.file_prefix, huge_dir=huge_dir,
-                                mem_mb=mem_mb, lcores=lcores, extra=eal_extra)
+                                mem_mb=mem_mb, lcores=lcores, extra=eal_extra, plugin=plugin)
                      + ["--"] + app + list(app_extra))
         self.proc = None
         self.master = None

@@ -112,7 +112,16 @@ struct af_xdp_umem_layout {
 struct af_xdp_rx_stats {
 	uint64_t packets;
 	uint64_t bytes;
-	uint64_t nombuf;		/* mbufs the fill ring could not get */
+	/*
+	 * Mbufs the fill ring could not get, each counted once: a refill
+	 * that runs out of mbufs starts (or continues) a shortage and counts
+	 * the whole batches of the ring it left empty, beyond the most
+	 * already counted in this shortage; the retries of every poll
+	 * count nothing more unless the ring empties further.  A refill that
+	 * tops the ring up ends the shortage.  So a mempool permanently 1000
+	 * mbufs short of the ring counts about 1000, not 64 per poll.
+	 */
+	uint64_t nombuf;
 	uint64_t full_batches;		/* batches of AF_XDP_RX_BATCH descriptors */
 	uint64_t partial_batches;	/* shorter, non-empty batches */
 	uint64_t wakeups;		/* syscalls made because the kernel asked */
@@ -151,7 +160,12 @@ struct af_xdp_rx_queue {
 	struct rte_mempool *mb_pool;
 	int fd;
 	bool busy_poll;			/* syscall on empty polls to drive NAPI */
-	bool fill_starved;		/* last refill failed: retry on every poll */
+	/*
+	 * Non-zero during a shortage (the last refill ran out of mbufs: retry
+	 * on every poll): the most fill-ring slots it has left empty, counted
+	 * in stats.nombuf.
+	 */
+	uint32_t fill_shortfall;
 	uint32_t taken;			/* descriptors taken since the fill ring was topped up */
 	uint32_t idle_polls;		/* empty polls, to look at the fill ring now and then */
 	bool busy_poll_check;		/* see on the first frames if busy polling works */

@@ -8,6 +8,13 @@
 #include "af_xdp.h"
 
 /*
+ * Seconds the device plugin has to take the connection, and to answer each
+ * request: a few, as it answers from memory; a plugin that is stuck or not
+ * the plugin fails the start with a message, instead of hanging it.
+ */
+#define AF_XDP_CNI_TIMEOUT_S 5
+
+/*
  * use_cni=1: the XSKMAP of the AF_XDP device plugin for Kubernetes, from
  * its socket at dp_path.  Returns the map's fd, or a negative errno after
  * logging why.

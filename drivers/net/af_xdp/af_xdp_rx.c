@@ -68,14 +68,21 @@ af_xdp_rxq_bind(struct af_xdp_rx_queue *rxq, const struct xsk_ring *rx,
 	rxq->offered_mark = af_xdp_rx_offered_mark(
 		__atomic_fetch_add(&next_binding_serial, 1, __ATOMIC_RELAXED));
 	rxq->fd = fd;
-	rxq->fill_starved = false;
+	rxq->fill_shortfall = 0;
 	rxq->taken = 0;
 }
 
 unsigned int
 af_xdp_rxq_fill(struct af_xdp_rx_queue *rxq)
 {
-	return af_xdp_fill(rxq);
+	unsigned int offered = af_xdp_fill(rxq);
+
+	if (rxq->fill_shortfall != 0 && offered != 0)
+		AF_XDP_LOG(WARNING,
+			   "port %u Rx queue %u: mempool %s had %u mbufs for a fill ring of %u: %u slots stay empty (counted once in rx_nombuf), and frames that find the ring empty are dropped by the kernel (rx_q%u_dropped); give the mempool at least %u more mbufs (the ring's %u and what the application holds), or the queue fewer descriptors",
+			   rxq->port_id, rxq->queue_id, rxq->mb_pool->name, offered, rxq->fill.size,
+			   rxq->fill_shortfall, rxq->queue_id, rxq->fill_shortfall, rxq->fill.size);
+	return offered;
 }
 
 struct reclaim {
@@ -147,6 +154,27 @@ af_xdp_rx_wakeup(struct af_xdp_rx_queue *rxq)
 {
 	(void)recvfrom(rxq->fd, NULL, 0, MSG_DONTWAIT, NULL, NULL);
 	rxq->stats.wakeups++;
+}
+
+/*
+ * A refill ran out of mbufs with slots of the fill ring still empty: the
+ * whole batches of them are what the ring lacks now (the cached consumer
+ * may be behind: look at the kernel's).  Counted once each: only as far as
+ * this shortage has not counted them already.
+ */
+void __rte_cold
+af_xdp_fill_fell_short(struct af_xdp_rx_queue *rxq)
+{
+	struct xsk_ring *fill = &rxq->fill;
+	uint32_t empty;
+
+	xsk_ring_prod_space(fill, fill->size);
+	empty = RTE_ALIGN_FLOOR(fill->cached_cons - fill->cached_prod, (uint32_t)AF_XDP_RX_BATCH);
+
+	if (empty > rxq->fill_shortfall) {
+		rxq->stats.nombuf += empty - rxq->fill_shortfall;
+		rxq->fill_shortfall = empty;
+	}
 }
 
 /*

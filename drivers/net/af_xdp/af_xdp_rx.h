@@ -340,11 +340,8 @@ af_xdp_fill_one_batch(struct af_xdp_rx_queue *rxq)
 	uint32_t start, first;
 
 	objs = af_xdp_get_batch(rxq->mb_pool, spare);
-	if (unlikely(objs == NULL)) {
-		rxq->stats.nombuf += AF_XDP_RX_BATCH;
-		rxq->fill_starved = true;
+	if (unlikely(objs == NULL))
 		return -ENOMEM;
-	}
 	af_xdp_mark_batch_offered(objs, rxq->offered_mark);
 	start = fill->cached_prod & fill->mask;
 	first = RTE_MIN((uint32_t)AF_XDP_RX_BATCH, fill->size - start);
@@ -356,25 +353,33 @@ af_xdp_fill_one_batch(struct af_xdp_rx_queue *rxq)
 	return 0;
 }
 
-/* Top the fill ring up, whole batches at a time.  Returns chunks offered. */
+/* Cold paths of the burst, in af_xdp_rx.c. */
+void af_xdp_rx_wakeup(struct af_xdp_rx_queue *rxq);
+void af_xdp_rx_check_busy_poll(struct af_xdp_rx_queue *rxq);
+void af_xdp_fill_fell_short(struct af_xdp_rx_queue *rxq);
+
+/*
+ * Top the fill ring up, whole batches at a time.  Returns chunks offered.
+ * A refill that tops it up ends a shortage; one that runs out of mbufs
+ * counts it (af_xdp_fill_fell_short()).
+ */
 static __rte_always_inline unsigned int
 af_xdp_fill(struct af_xdp_rx_queue *rxq)
 {
 	unsigned int offered = 0;
 
-	rxq->fill_starved = false;
 	while (xsk_ring_prod_space(&rxq->fill, AF_XDP_RX_BATCH) == AF_XDP_RX_BATCH) {
-		if (af_xdp_fill_one_batch(rxq) != 0)
-			break;
+		if (unlikely(af_xdp_fill_one_batch(rxq) != 0)) {
+			af_xdp_fill_fell_short(rxq);
+			goto out;
+		}
 		offered += AF_XDP_RX_BATCH;
 	}
+	rxq->fill_shortfall = 0;
+out:
 	rxq->taken = offered >= rxq->taken ? 0 : rxq->taken - offered;
 	return offered;
 }
-
-/* Cold paths of the burst, in af_xdp_rx.c. */
-void af_xdp_rx_wakeup(struct af_xdp_rx_queue *rxq);
-void af_xdp_rx_check_busy_poll(struct af_xdp_rx_queue *rxq);
 
 /*
  * The burst, for single-descriptor frames only or (multi_buffer, a constant
@@ -417,7 +422,7 @@ af_xdp_rx_burst_common(struct af_xdp_rx_queue *rxq, struct rte_mbuf **bufs, uint
 		 * and at every poll after a failed refill (with an empty fill
 		 * ring no frame can come to trigger one).
 		 */
-		if (unlikely(rxq->fill_starved) ||
+		if (unlikely(rxq->fill_shortfall != 0) ||
 		    unlikely(++rxq->idle_polls % AF_XDP_IDLE_FILL_CHECK == 0))
 			af_xdp_fill(rxq);
 		/*
@@ -481,7 +486,10 @@ void af_xdp_rxq_bind(struct af_xdp_rx_queue *rxq, const struct xsk_ring *rx,
 		     const struct xsk_ring *fill, const struct af_xdp_umem_layout *layout,
 		     int fd);
 
-/* Top the fill ring up; returns the chunks offered. */
+/*
+ * Top the fill ring up, at start; returns the chunks offered.  Warns when
+ * the mempool had some mbufs, but not enough.
+ */
 unsigned int af_xdp_rxq_fill(struct af_xdp_rx_queue *rxq);
 
 /*

@@ -260,7 +260,8 @@ new_socket_fd(const struct af_xdp_port *port)
 		return fd;
 	err = errno;
 	AF_XDP_PORT_LOG(ERR, port, "cannot create an AF_XDP socket: %s%s", strerror(err),
-			err == EPERM || err == EACCES ? " (needs CAP_NET_RAW: run as root)" :
+			err == EPERM || err == EACCES ?
+			" (it needs CAP_NET_RAW: run as root, or with the capabilities the README lists: CAP_NET_RAW, CAP_NET_ADMIN, CAP_BPF, CAP_IPC_LOCK, and CAP_SYS_ADMIN for libxdp to detach the program at stop; e.g. AmbientCapabilities= for a systemd service)" :
 			err == EAFNOSUPPORT ? " (kernel without CONFIG_XDP_SOCKETS)" : "");
 	return -err;
 }

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 
 #include <rte_malloc.h>
@@ -121,6 +122,48 @@ af_xdp_umem_layout(struct rte_mempool *mp, struct af_xdp_umem_layout *layout,
 	return 0;
 }
 
+/* RLIMIT_MEMLOCK as a message shows it: "8192 KiB" or "unlimited". */
+static const char *
+memlock_limit(char *buf, size_t len)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_MEMLOCK, &rl) != 0)
+		snprintf(buf, len, "unknown");
+	else if (rl.rlim_cur == RLIM_INFINITY)
+		snprintf(buf, len, "unlimited");
+	else
+		snprintf(buf, len, "%llu KiB", (unsigned long long)rl.rlim_cur / 1024);
+	return buf;
+}
+
+/*
+ * The kernel pins a UMEM's pages and, unless the process has CAP_IPC_LOCK,
+ * charges them to its user's locked memory against RLIMIT_MEMLOCK: over
+ * the limit, XDP_UMEM_REG fails with ENOBUFS ("No buffer space
+ * available"), which names neither.
+ */
+static void
+explain_refusal(const struct af_xdp_port *port, const struct af_xdp_umem *umem, int err)
+{
+	const size_t kib = umem->layout.size / 1024;
+	char limit[32];
+
+	if (err == ENOBUFS) {
+		AF_XDP_PORT_LOG(ERR, port,
+				"cannot register mempool %s (%zu KiB) as a UMEM: %s: its pages are locked memory, and without CAP_IPC_LOCK this process may lock only RLIMIT_MEMLOCK = %s (counted for all UMEMs of its user; each queue that registers the mempool counts it again). Run as root or with CAP_IPC_LOCK, or raise the limit to at least %zu KiB (ulimit -l %zu; LimitMEMLOCK= for a systemd service; --ulimit memlock= for a container), or give the port a smaller mempool",
+				umem->mb_pool->name, kib, strerror(err),
+				memlock_limit(limit, sizeof(limit)), kib, kib);
+		return;
+	}
+	AF_XDP_PORT_LOG(ERR, port,
+			"cannot register mempool %s (%zu KiB at %p, %u-byte chunks) as a UMEM: %s%s",
+			umem->mb_pool->name, kib, (void *)umem->layout.area,
+			umem->layout.chunk_size, strerror(err),
+			err == EINVAL ? " (a kernel without unaligned chunks, before 5.4?)" :
+			err == ENOMEM ? " (the kernel could not pin its pages)" : "");
+}
+
 static int
 register_umem(const struct af_xdp_port *port, int fd, const struct af_xdp_umem *umem)
 {
@@ -131,19 +174,12 @@ register_umem(const struct af_xdp_port *port, int fd, const struct af_xdp_umem *
 		.headroom = 0,
 		.flags = XDP_UMEM_UNALIGNED_CHUNK_FLAG,
 	};
-
 	int err;
 
 	if (setsockopt(fd, SOL_XDP, XDP_UMEM_REG, &reg, sizeof(reg)) == 0)
 		return 0;
 	err = errno;
-	AF_XDP_PORT_LOG(ERR, port,
-			"cannot register mempool %s (%zu bytes at %p, %u-byte chunks) as a UMEM: %s%s",
-			umem->mb_pool->name, umem->layout.size, (void *)umem->layout.area,
-			umem->layout.chunk_size, strerror(err),
-			err == ENOMEM || err == EPERM ?
-			" (locked memory: run as root or with CAP_IPC_LOCK, or raise RLIMIT_MEMLOCK)" :
-			err == EINVAL ? " (a kernel without unaligned chunks, before 5.4?)" : "");
+	explain_refusal(port, umem, err);
 	return -err;
 }
 
