@@ -671,15 +671,23 @@ static const struct eth_dev_ops af_xdp_ops = {
 	.xstats_reset = af_xdp_stats_reset,
 };
 
-/* A secondary process reads statistics; it has no sockets to move packets. */
+/*
+ * A secondary process reads and resets statistics (dpdk-proc-info
+ * --stats-reset, --xstats-reset): the same counters in shared memory and
+ * kernel-counter bases as the primary's, the kernel's read through the
+ * primary's sockets.  It has no sockets to move packets, and leaves the
+ * interface alone.
+ */
 static const struct eth_dev_ops af_xdp_secondary_ops = {
 	.dev_infos_get = af_xdp_dev_info,
 	.link_update = af_xdp_link_update,
 	.rxq_info_get = af_xdp_rxq_info,
 	.txq_info_get = af_xdp_txq_info,
 	.stats_get = af_xdp_stats_get,
+	.stats_reset = af_xdp_stats_reset,
 	.xstats_get = af_xdp_xstats_get,
 	.xstats_get_names = af_xdp_xstats_get_names,
+	.xstats_reset = af_xdp_stats_reset,
 };
 
 static int
