@@ -44,7 +44,7 @@ def proc_info(t, ns, tp, what):
     rc, out = testpmd.run_secondary(ns, argv, timeout=SECONDARY_TIMEOUT)
     ok = t.equal(rc, 0, "dpdk-proc-info %s exit code" % what)
     ok &= t.check("Error clearing" not in out, "dpdk-proc-info %s reports no error" % what,
-                  [ln for ln in out.splitlines() if "Error" in ln])
+                  "\n".join(ln for ln in out.splitlines() if "Error" in ln))
     if not ok:
         env.log(out[-3000:])
 
