@@ -77,22 +77,69 @@ txq_at(const struct rte_eth_dev *dev, uint16_t i)
 	return i < dev->data->nb_tx_queues ? dev->data->tx_queues[i] : NULL;
 }
 
-/* Largest frame every configured Rx queue's mempool can hold. */
+/*
+ * The longest frame the port receives into the mbufs of mempool mp or, with
+ * mp NULL, into the best mempool it can be given: what dev_info reports,
+ * whatever mempools the queues set up so far have, since applications set
+ * the MTU first and then set up queues with a mempool sized for it (Open
+ * vSwitch does).  Each mempool is checked against the MTU where the two
+ * meet: queue setup, start, and an MTU change on a started port.
+ *
+ * A frame is one UMEM chunk: the mbuf's data room, at most a page, less the
+ * XDP headroom the kernel leaves in front of the frame.  So 3840 bytes (an
+ * MTU of 3826) at 4 KiB pages, 1920 (MTU 1906) with testpmd's 2176-byte
+ * mbufs.  Multi-buffer receive, when it comes, extends this: a frame of
+ * several chunks, as many as the kernel takes and the scatter offload
+ * allows.
+ */
 static uint32_t
-max_rx_frame(const struct rte_eth_dev *dev)
+rx_frame_limit(const struct rte_eth_dev *dev __rte_unused, struct rte_mempool *mp)
 {
-	uint32_t max = (uint32_t)sysconf(_SC_PAGESIZE) - AF_XDP_PACKET_HEADROOM;
+	struct af_xdp_umem_layout layout;
+	char err[16];
+
+	if (mp == NULL)		/* a data room of a page or more: whole-page chunks */
+		return (uint32_t)sysconf(_SC_PAGESIZE) - AF_XDP_PACKET_HEADROOM;
+	return af_xdp_umem_layout(mp, &layout, err, sizeof(err)) == 0 ? layout.max_frame : 0;
+}
+
+static uint32_t
+frame_of_mtu(uint32_t mtu)
+{
+	return mtu + RTE_ETHER_HDR_LEN;
+}
+
+/* Whether Rx queue qid's mempool mp holds frames of the MTU; says why not, and what to do. */
+static int
+check_rx_mempool(struct rte_eth_dev *dev, uint16_t qid, struct rte_mempool *mp, uint16_t mtu,
+		 const char *what)
+{
+	uint32_t limit = rx_frame_limit(dev, mp);
+
+	if (frame_of_mtu(mtu) <= limit)
+		return 0;
+	AF_XDP_PORT_LOG(ERR, port_of(dev),
+			"%s: the mempool %s of Rx queue %u holds frames of at most %u bytes (%u-byte UMEM chunks less %u bytes of XDP headroom), and MTU %u needs %u; give the queue mbufs with a data room of at least %u bytes (testpmd: --mbuf-size), or lower the MTU to %u",
+			what, mp->name, qid, limit, limit + AF_XDP_PACKET_HEADROOM,
+			AF_XDP_PACKET_HEADROOM, mtu, frame_of_mtu(mtu),
+			frame_of_mtu(mtu) + AF_XDP_PACKET_HEADROOM, limit - RTE_ETHER_HDR_LEN);
+	return -EINVAL;
+}
+
+static int
+check_rx_mempools(struct rte_eth_dev *dev, uint16_t mtu, const char *what)
+{
 	uint16_t i;
+	int ret;
 
 	for (i = 0; i < dev->data->nb_rx_queues; i++) {
 		const struct af_xdp_rx_queue *rxq = dev->data->rx_queues[i];
-		struct af_xdp_umem_layout layout;
-		char err[16];
 
-		if (rxq != NULL && af_xdp_umem_layout(rxq->mb_pool, &layout, err, sizeof(err)) == 0)
-			max = RTE_MIN(max, layout.max_frame);
+		ret = rxq == NULL ? 0 : check_rx_mempool(dev, i, rxq->mb_pool, mtu, what);
+		if (ret != 0)
+			return ret;
 	}
-	return max;
+	return 0;
 }
 
 static int
@@ -123,7 +170,7 @@ static int
 af_xdp_dev_info(struct rte_eth_dev *dev, struct rte_eth_dev_info *info)
 {
 	struct af_xdp_port *port = port_of(dev);
-	uint32_t max_frame = max_rx_frame(dev);
+	uint32_t max_frame = rx_frame_limit(dev, NULL);
 
 	info->if_index = (uint32_t)port->ifindex;
 	info->max_mac_addrs = 1;
@@ -186,20 +233,22 @@ af_xdp_allmulticast_disable(struct rte_eth_dev *dev)
 	return set_iface_flags(port_of(dev), "disable all-multicast", 0, IFF_ALLMULTI);
 }
 
+/*
+ * ethdev has checked mtu against dev_info's limit.  A stopped port's queues
+ * may yet be set up again with other mempools (Open vSwitch sets the MTU
+ * first): they are checked at queue setup and start; a started port's
+ * queues receive at once.
+ */
 static int
 af_xdp_mtu_set(struct rte_eth_dev *dev, uint16_t mtu)
 {
 	struct af_xdp_port *port = port_of(dev);
-	uint32_t max_frame = max_rx_frame(dev);
+	char what[64];
 	int ret;
 
-	if ((uint32_t)mtu + RTE_ETHER_HDR_LEN > max_frame) {
-		AF_XDP_PORT_LOG(ERR, port,
-				"MTU %u does not fit: frames are at most %u bytes (UMEM chunk minus %u bytes of XDP headroom), so the MTU is at most %u; use mbufs with a larger data room",
-				mtu, max_frame, AF_XDP_PACKET_HEADROOM,
-				max_frame - RTE_ETHER_HDR_LEN);
+	snprintf(what, sizeof(what), "cannot set MTU %u on the started port", mtu);
+	if (port->started && check_rx_mempools(dev, mtu, what) != 0)
 		return -EINVAL;
-	}
 	ret = af_xdp_iface_set_mtu(port->args.iface, mtu);
 	if (ret != 0) {
 		AF_XDP_PORT_LOG(ERR, port, "%s refused MTU %u: %s%s", port->args.iface, mtu,
@@ -240,6 +289,8 @@ af_xdp_rx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
 		AF_XDP_PORT_LOG(ERR, port, "Rx queue %u: %s", qid, err);
 		return -EINVAL;
 	}
+	if (check_rx_mempool(dev, qid, mp, dev->data->mtu, "Rx queue setup refused") != 0)
+		return -EINVAL;
 	rxq = rte_zmalloc_socket("af_xdp_rxq", sizeof(*rxq), RTE_CACHE_LINE_SIZE,
 				 (int)socket_id);
 	if (rxq == NULL)
@@ -543,21 +594,32 @@ set_queue_states(struct rte_eth_dev *dev, uint8_t state)
 }
 
 /*
- * The kernel drops frames longer than a chunk holds (counted in
- * rx_q<n>_dropped): say so at start if the interface's MTU lets them in.
+ * The port's MTU must fit every Rx queue's mbufs (it may have been raised
+ * after they were set up).  The interface's own MTU may be larger still
+ * (set with ip link): the kernel drops the frames that do not fit (counted
+ * in rx_q<n>_dropped), so that is said too.
  */
-static void
+static int
 check_frame_fits(struct rte_eth_dev *dev)
 {
 	struct af_xdp_port *port = port_of(dev);
-	uint32_t max_frame = max_rx_frame(dev);
+	uint32_t max_frame = rx_frame_limit(dev, NULL);
 	unsigned int mtu;
+	uint16_t i;
 
-	if (af_xdp_iface_mtu(port->args.iface, &mtu) == 0 &&
-	    mtu + RTE_ETHER_HDR_LEN > max_frame)
+	if (check_rx_mempools(dev, dev->data->mtu, "cannot start") != 0)
+		return -EINVAL;
+	for (i = 0; i < dev->data->nb_rx_queues; i++) {
+		const struct af_xdp_rx_queue *rxq = rxq_at(dev, i);
+
+		if (rxq != NULL)
+			max_frame = RTE_MIN(max_frame, rx_frame_limit(dev, rxq->mb_pool));
+	}
+	if (af_xdp_iface_mtu(port->args.iface, &mtu) == 0 && frame_of_mtu(mtu) > max_frame)
 		AF_XDP_PORT_LOG(WARNING, port,
 				"%s has MTU %u, but frames longer than %u bytes do not fit the Rx mbufs and will be dropped by the kernel (rx_q<n>_dropped): lower the MTU to %u or give the Rx queues mbufs with a larger data room",
 				port->args.iface, mtu, max_frame, max_frame - RTE_ETHER_HDR_LEN);
+	return 0;
 }
 
 static int
@@ -567,7 +629,9 @@ af_xdp_dev_start(struct rte_eth_dev *dev)
 	const char *rx_build;
 	int ret;
 
-	check_frame_fits(dev);
+	ret = check_frame_fits(dev);
+	if (ret != 0)
+		return ret;
 	ret = open_sockets(dev);
 	if (ret == 0)
 		ret = af_xdp_prog_attach(port);
