@@ -121,7 +121,7 @@ struct af_xdp_rx_stats {
 struct af_xdp_tx_stats {
 	uint64_t packets;
 	uint64_t bytes;
-	uint64_t dropped;	/* frames longer than a UMEM chunk holds, freed unsent */
+	uint64_t dropped;	/* frames longer than a UMEM mbuf holds, freed unsent */
 	uint64_t copies;	/* frames copied into the UMEM (foreign or chained mbufs) */
 	uint64_t wakeups;
 };

@@ -187,6 +187,14 @@ af_xdp_dev_info(struct rte_eth_dev *dev, struct rte_eth_dev_info *info)
 		.nb_max = AF_XDP_RING_MAX, .nb_min = AF_XDP_RING_MIN, .nb_align = 1,
 	};
 	info->tx_desc_lim = info->rx_desc_lim;
+	/*
+	 * A chained mbuf is copied into one UMEM mbuf, whatever its number of
+	 * segments (what limits it is its length: af_xdp_txq_bind()).  When
+	 * chains go out as multi-descriptor packets instead, the kernel's limit
+	 * on descriptors per packet takes this place.
+	 */
+	info->tx_desc_lim.nb_seg_max = UINT16_MAX;
+	info->tx_desc_lim.nb_mtu_seg_max = UINT16_MAX;
 	info->default_rxportconf = (struct rte_eth_dev_portconf) {
 		.burst_size = AF_XDP_RX_BATCH, .ring_size = AF_XDP_RING_DEFAULT, .nb_queues = 1,
 	};

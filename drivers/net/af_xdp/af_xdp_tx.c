@@ -43,7 +43,12 @@ af_xdp_txq_bind(struct af_xdp_tx_queue *txq, const struct xsk_ring *tx,
 	txq->comp = *comp;
 	txq->mbuf_base = layout->mbuf_base;
 	txq->umem_pool = umem_pool;
-	txq->max_frame = layout->chunk_size;
+	/*
+	 * What the kernel takes from a chunk, and what a copy holds: a fresh
+	 * mbuf from its headroom on (a frame in place is inside its own mbuf).
+	 */
+	txq->max_frame = RTE_MIN(layout->chunk_size,
+				 (uint32_t)(rte_pktmbuf_data_room_size(umem_pool) - RTE_PKTMBUF_HEADROOM));
 	txq->fd = fd;
 	txq->outstanding = 0;
 }
