@@ -153,6 +153,31 @@ af_xdp_dev_configure(struct rte_eth_dev *dev)
 				"needs at least one Rx queue: the mempool of Rx queue 0 is the UMEM that Tx frames live in");
 		return -EINVAL;
 	}
+	/*
+	 * Each Rx queue polls the socket of its own interface queue, and the
+	 * kernel delivers a frame only to a socket bound to the queue it
+	 * arrived on: with fewer Rx queues, what the interface steers to the
+	 * others would never be received.  Refused, rather than have a queue
+	 * poll several sockets in the datapath.
+	 */
+	if (dev->data->nb_rx_queues < port->args.queue_count) {
+		uint32_t first = port->args.start_queue + dev->data->nb_rx_queues;
+		uint32_t last = port->args.start_queue + port->args.queue_count - 1;
+		char missed[32];
+
+		if (first == last)
+			snprintf(missed, sizeof(missed), "queue %u", first);
+		else
+			snprintf(missed, sizeof(missed), "queues %u..%u", first, last);
+		AF_XDP_PORT_LOG(ERR, port,
+				"%s=%u binds %u queues of %s, but the application configured %u Rx queue%s: frames the interface steers to its %s would never be received; configure %u Rx queues (testpmd: --rxq=%u), or bind fewer (%s=%u)",
+				AF_XDP_ARG_QUEUE_COUNT, port->args.queue_count,
+				port->args.queue_count, port->args.iface, dev->data->nb_rx_queues,
+				dev->data->nb_rx_queues == 1 ? "" : "s", missed,
+				port->args.queue_count, port->args.queue_count,
+				AF_XDP_ARG_QUEUE_COUNT, dev->data->nb_rx_queues);
+		return -EINVAL;
+	}
 	if (conf->rxmode.mq_mode != RTE_ETH_MQ_RX_NONE &&
 	    conf->rxmode.mq_mode != RTE_ETH_MQ_RX_RSS) {
 		AF_XDP_PORT_LOG(ERR, port, "Rx multi-queue mode %d is not supported",
