@@ -704,19 +704,29 @@ af_xdp_dev_stop(struct rte_eth_dev *dev)
 
 /*
  * Applications switch promiscuous and all-multicast on as a matter of course
- * (testpmd does); the interface gets back the state it had before us.
+ * (testpmd does), and may set the MAC address: the interface gets back the
+ * state it had before us when the process's last port on it closes.
  */
 static void
-restore_iface_flags(struct af_xdp_port *port)
+give_back_iface(const char *iface, int err)
 {
-	const unsigned int ours = IFF_PROMISC | IFF_ALLMULTI;
-	unsigned int now = 0;
+	AF_XDP_LOG(WARNING, "cannot give %s back the promiscuous, all-multicast and MAC address settings it had before this process: %s",
+		   iface, strerror(-err));
+}
 
-	if (af_xdp_iface_flags(port->args.iface, &now) != 0 ||
-	    (now & ours) == (port->iface_flags & ours))
-		return;
-	af_xdp_iface_change_flags(port->args.iface, port->iface_flags & ours,
-				  ~port->iface_flags & ours);
+/*
+ * Open vSwitch, and other applications, exit without closing their ports:
+ * at a normal exit (exit(), a return from main) the interfaces get their
+ * state back all the same.  Nothing can run on SIGKILL, a crash, _exit() or
+ * a signal's default action; a signal handler is the application's.
+ */
+RTE_FINI(af_xdp_give_back_at_exit)
+{
+	unsigned int n = af_xdp_iface_give_back_all(give_back_iface);
+
+	if (n != 0)
+		AF_XDP_LOG(INFO, "at exit, %u interface%s of ports never closed got back their promiscuous, all-multicast and MAC address settings",
+			   n, n == 1 ? "" : "s");
 }
 
 static int
@@ -724,6 +734,7 @@ af_xdp_dev_close(struct rte_eth_dev *dev)
 {
 	struct af_xdp_port *port = port_of(dev);
 	uint16_t i;
+	int ret;
 
 	if (rte_eal_process_type() != RTE_PROC_PRIMARY)
 		return 0;
@@ -732,7 +743,9 @@ af_xdp_dev_close(struct rte_eth_dev *dev)
 		af_xdp_rx_queue_release(dev, i);
 	for (i = 0; i < dev->data->nb_tx_queues; i++)
 		af_xdp_tx_queue_release(dev, i);
-	restore_iface_flags(port);
+	ret = af_xdp_iface_give_back(port->args.iface);
+	if (ret != 0)
+		give_back_iface(port->args.iface, ret);
 	AF_XDP_PORT_LOG(INFO, port, "closed; %s is back to the kernel", port->args.iface);
 	af_xdp_mp_uninit_primary();
 	return 0;
@@ -853,9 +866,7 @@ check_interface(const char *name, struct af_xdp_port *port)
 			   name, args->iface, configured, args->start_queue,
 			   args->start_queue + args->queue_count - 1);
 	port->max_queues = RTE_MAX(max, configured);
-	ret = af_xdp_iface_flags(args->iface, &port->iface_flags);
-	if (ret == 0)
-		ret = af_xdp_iface_mac(args->iface, &port->mac);
+	ret = af_xdp_iface_mac(args->iface, &port->mac);
 	if (ret != 0) {
 		AF_XDP_LOG(ERR, "%s: cannot read the MAC address of %s: %s", name, args->iface,
 			   strerror(-ret));
@@ -929,6 +940,14 @@ af_xdp_probe(struct rte_vdev_device *vdev)
 	}
 	if (ret == 0 && af_xdp_mp_init_primary() != 0)
 		ret = -EIO;
+	if (ret == 0) {
+		ret = af_xdp_iface_keep(port->args.iface);
+		if (ret != 0) {
+			AF_XDP_LOG(ERR, "%s: cannot read the flags and MAC address of %s, given back at close: %s",
+				   name, port->args.iface, strerror(-ret));
+			af_xdp_mp_uninit_primary();
+		}
+	}
 	if (ret != 0) {
 		rte_eth_dev_release_port(dev);
 		return ret;
