@@ -5,14 +5,12 @@
 testpmd (rxonly) is the primary, on hugepages; dpdk-proc-info runs through
 scripts/afxdp-secondary.sh, as the README shows.
 
-1. FIRST frames received; then, with forwarding stopped, a burst far larger
-   than the rings, so that the kernel drops frames: RX-missed and the
-   kernel's per-socket counters move.
-2. `dpdk-proc-info -- --stats-reset` exits 0, and in testpmd every counter
-   of `show port stats` reads 0, and still 0 a second later with forwarding
-   on (the kernel's counters are reset by moving their base, not re-read).
-3. SECOND frames: RX-packets == SECOND, RX-bytes their sizes, RX-missed 0.
-4. The kernel made to drop again; `dpdk-proc-info -- --xstats-reset` exits 0
+1. test_stats_reset's scenario with `dpdk-proc-info -- --stats-reset` as the
+   reset (it exits 0 and reports no error): the kernel made to drop frames,
+   the reset, every counter testpmd shows reads 0, and a second later with
+   forwarding on (the kernel's counters are reset by moving their base, not
+   re-read); then counting restarts exactly.
+2. The kernel made to drop again; `dpdk-proc-info -- --xstats-reset` exits 0
    without an error, and every xstat testpmd shows reads 0 (but the mode flag
    rx_xdp_redirect_direct, which is not a counter), and a second later too.
 """
@@ -21,15 +19,9 @@ import os
 import time
 
 from afxdp_test import env, hugepages, runner, testpmd, topo, traffic
+from test_stats_reset import OVERFLOW, SECOND, reset_scenario
 
 WRAPPER = os.path.join(os.path.dirname(runner.LIB_DIR), "scripts", "afxdp-secondary.sh")
-SIZES = traffic.SIZES
-FIRST = 300
-SECOND = 240
-# Far more than the Rx and fill rings hold (2048 descriptors by default each).
-OVERFLOW = 12000
-COUNTERS = ["RX-packets", "RX-missed", "RX-bytes", "RX-errors", "RX-nombuf",
-            "TX-packets", "TX-errors", "TX-bytes"]
 NOT_COUNTERS = ["rx_xdp_redirect_direct"]      # which program redirects: 0 or 1
 HUGEPAGES = 192
 MEM_MB = 256
@@ -49,22 +41,31 @@ def proc_info(t, ns, tp, what):
         env.log(out[-3000:])
 
 
-def overflow(t, tp, peer, port, received):
-    """Frames the kernel must drop, sent after `received` frames were; the
-    rest drained before forwarding stops again."""
-    tp.cmd("stop")
-    traffic.send(peer, port.mac, OVERFLOW, [60], stream="overflow")
-    time.sleep(SETTLE)
-    tp.cmd("start")
-    st = tp.wait_rx(0, received + OVERFLOW)
-    tp.cmd("stop")
-    t.check(st["RX-missed"] > 0, "RX-missed after %d frames with nobody polling: %d"
-            % (OVERFLOW, st["RX-missed"]))
-
-
-def zero_xstats(tp):
+def nonzero_xstats(tp):
     xs = tp.xstats(0)
     return {n: v for n, v in xs.items() if v != 0 and n not in NOT_COUNTERS}, len(xs)
+
+
+def xstats_reset(t, ns, tp, peer, port):
+    tp.cmd("stop")
+    traffic.send(peer, port.mac, OVERFLOW, [60], stream="overflow2")
+    time.sleep(SETTLE)
+    tp.cmd("start")
+    st = tp.wait_rx(0, SECOND + OVERFLOW)
+    tp.cmd("stop")
+    t.check(st["RX-missed"] > 0, "RX-missed after %d more frames with nobody polling: %d"
+            % (OVERFLOW, st["RX-missed"]))
+    nonzero, _ = nonzero_xstats(tp)
+    t.check(nonzero, "some xstats non-zero before --xstats-reset: %s" % nonzero)
+    proc_info(t, ns, tp, "--xstats-reset")
+    nonzero, listed = nonzero_xstats(tp)
+    t.check(listed > 0 and not nonzero, "all %d xstats read 0 in testpmd after the secondary's "
+            "--xstats-reset; non-zero: %s" % (listed, nonzero))
+    tp.cmd("start")
+    time.sleep(1)
+    nonzero, _ = nonzero_xstats(tp)
+    t.check(not nonzero, "and 1 s later (nothing sent); non-zero: %s" % nonzero)
+    tp.cmd("stop")
 
 
 def main(t):
@@ -74,41 +75,9 @@ def main(t):
         port, peer = net.veth(dut, "d0", gen, "g0")
         with testpmd.TestPmd(dut, ["net_af_xdp0,iface=%s" % port.name], fwd="rxonly",
                              huge_dir=hp.mount, mem_mb=MEM_MB) as tp:
-            tp.cmd("start")
-            traffic.send(peer, port.mac, FIRST, SIZES, stream="first")
-            st = tp.wait_rx(0, FIRST)
-            t.equal(st["RX-packets"], FIRST, "RX-packets before the reset")
-            overflow(t, tp, peer, port, FIRST)
-
-            proc_info(t, dut, tp, "--stats-reset")
-            st = tp.port_stats(0)
-            t.equal({k: st.get(k) for k in COUNTERS}, {k: 0 for k in COUNTERS},
-                    "testpmd's counters right after the secondary's --stats-reset")
-            tp.cmd("start")
-            time.sleep(1)
-            st = tp.port_stats(0)
-            t.equal({k: st.get(k) for k in COUNTERS}, {k: 0 for k in COUNTERS},
-                    "testpmd's counters 1 s later (nothing sent)")
-
-            traffic.send(peer, port.mac, SECOND, SIZES, stream="second")
-            st = tp.wait_rx(0, SECOND)
-            t.equal(st["RX-packets"], SECOND, "RX-packets after the reset")
-            t.equal(st["RX-bytes"], traffic.expected_bytes(SECOND, SIZES),
-                    "RX-bytes after the reset")
-            t.equal(st["RX-missed"], 0, "RX-missed after the reset")
-
-            overflow(t, tp, peer, port, SECOND)
-            nonzero, listed = zero_xstats(tp)
-            t.check(nonzero, "some xstats non-zero before --xstats-reset: %s" % nonzero)
-            proc_info(t, dut, tp, "--xstats-reset")
-            nonzero, listed = zero_xstats(tp)
-            t.check(listed > 0 and not nonzero, "all %d xstats read 0 in testpmd after the "
-                    "secondary's --xstats-reset; non-zero: %s" % (listed, nonzero))
-            tp.cmd("start")
-            time.sleep(1)
-            nonzero, _ = zero_xstats(tp)
-            t.check(not nonzero, "and 1 s later (nothing sent); non-zero: %s" % nonzero)
-            tp.cmd("stop")
+            reset_scenario(t, tp, peer, port, lambda: proc_info(t, dut, tp, "--stats-reset"),
+                           "the secondary's --stats-reset")
+            xstats_reset(t, dut, tp, peer, port)
             t.quit_testpmd(tp, net)
 
 

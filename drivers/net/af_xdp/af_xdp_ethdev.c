@@ -708,7 +708,7 @@ af_xdp_dev_stop(struct rte_eth_dev *dev)
  * state it had before us when the process's last port on it closes.
  */
 static void
-give_back_iface(const char *iface, int err)
+report_not_given_back(const char *iface, int err)
 {
 	AF_XDP_LOG(WARNING, "cannot give %s back the promiscuous, all-multicast and MAC address settings it had before this process: %s",
 		   iface, strerror(-err));
@@ -722,7 +722,7 @@ give_back_iface(const char *iface, int err)
  */
 RTE_FINI(af_xdp_give_back_at_exit)
 {
-	unsigned int n = af_xdp_iface_give_back_all(give_back_iface);
+	unsigned int n = af_xdp_iface_give_back_all(report_not_given_back);
 
 	if (n != 0)
 		AF_XDP_LOG(INFO, "at exit, %u interface%s of ports never closed got back their promiscuous, all-multicast and MAC address settings",
@@ -745,7 +745,7 @@ af_xdp_dev_close(struct rte_eth_dev *dev)
 		af_xdp_tx_queue_release(dev, i);
 	ret = af_xdp_iface_give_back(port->args.iface);
 	if (ret != 0)
-		give_back_iface(port->args.iface, ret);
+		report_not_given_back(port->args.iface, ret);
 	AF_XDP_PORT_LOG(INFO, port, "closed; %s is back to the kernel", port->args.iface);
 	af_xdp_mp_uninit_primary();
 	return 0;

@@ -208,8 +208,9 @@ af_xdp_iface_driver(const char *iface, char *buf, size_t len)
 }
 
 /*
- * The state given back, in this process's own memory: at exit EAL may have
- * unmapped the shared memory the ports live in.  One entry per interface,
+ * The state given back, in this process's own memory, so that giving it
+ * back at exit needs nothing of DPDK's (no port, no shared memory), which
+ * the application may have torn down by then.  One entry per interface,
  * shared by the process's ports on it, so that the first port's view of
  * the interface is what the last one restores.
  */
