@@ -30,6 +30,8 @@ packages=(
 	# tests: topology, traffic and measurement
 	iproute2 ethtool iputils-ping netcat-openbsd valgrind procps coreutils
 	python3
+	# tests of real clients: reading dpdk-dumpcap's captures back; Open vSwitch
+	tcpdump openvswitch-switch-dpdk
 	# benchmark: its plot (bench/run.py draws none, and says so, without it)
 	python3-matplotlib python3-docutils
 )

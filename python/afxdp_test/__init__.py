@@ -19,5 +19,6 @@ the host's).
   bpf          the tests' XDP objects, a bpffs, programs pinned and attached
   cni          a fake AF_XDP device plugin (use_cni=1)
   hosts        two hosts joined through a forwarder; ping and a TCP transfer
+  ovs          Open vSwitch with DPDK, run privately (its own database and sockets)
   l2fwd        the l2fwd example's programs run and their statistics parsed
 """

@@ -25,45 +25,53 @@ COUNTERS = ["RX-packets", "RX-missed", "RX-bytes", "RX-errors", "RX-nombuf",
             "TX-packets", "TX-errors", "TX-bytes"]
 
 
+def reset_scenario(t, tp, peer, port, reset, who):
+    """Steps 1-4 with `reset()` as the reset, by `who`; forwarding stopped at the end.
+    Returns the stats after step 4."""
+    tp.cmd("start")
+    traffic.send(peer, port.mac, FIRST, SIZES, stream="first")
+    st = tp.wait_rx(0, FIRST)
+    t.equal(st["RX-packets"], FIRST, "RX-packets before the reset")
+
+    tp.cmd("stop")
+    traffic.send(peer, port.mac, OVERFLOW, [60], stream="overflow")
+    time.sleep(0.5)
+    st = tp.port_stats(0)
+    t.check(st["RX-missed"] > 0, "RX-missed after %d frames with nobody polling: %d"
+            % (OVERFLOW, st["RX-missed"]))
+    tp.cmd("start")
+    # Drained once every frame sent is either received or missed.
+    st = tp.wait_rx(0, FIRST + OVERFLOW)
+    t.equal(st["RX-packets"] + st["RX-missed"], FIRST + OVERFLOW,
+            "RX-packets + RX-missed once the queued frames are drained")
+    tp.cmd("stop")
+
+    reset()
+    st = tp.port_stats(0)
+    t.equal({k: st.get(k) for k in COUNTERS}, {k: 0 for k in COUNTERS},
+            "all counters right after %s" % who)
+    tp.cmd("start")
+    time.sleep(1)
+    st = tp.port_stats(0)
+    t.equal({k: st.get(k) for k in COUNTERS}, {k: 0 for k in COUNTERS},
+            "all counters 1 s after %s (nothing sent)" % who)
+
+    traffic.send(peer, port.mac, SECOND, SIZES, stream="second")
+    st = tp.wait_rx(0, SECOND)
+    t.equal(st["RX-packets"], SECOND, "RX-packets after the reset")
+    t.equal(st["RX-bytes"], traffic.expected_bytes(SECOND, SIZES), "RX-bytes after the reset")
+    t.equal(st["RX-missed"], 0, "RX-missed after the reset")
+    tp.cmd("stop")
+    return st
+
+
 def main(t):
     with topo.Topology() as net:
         dut, gen = net.netns("dut"), net.netns("gen")
         port, peer = net.veth(dut, "d0", gen, "g0")
         with testpmd.TestPmd(dut, ["net_af_xdp0,iface=%s" % port.name], fwd="rxonly") as tp:
-            tp.cmd("start")
-            traffic.send(peer, port.mac, FIRST, SIZES, stream="first")
-            st = tp.wait_rx(0, FIRST)
-            t.equal(st["RX-packets"], FIRST, "RX-packets before the reset")
-
-            tp.cmd("stop")
-            traffic.send(peer, port.mac, OVERFLOW, [60], stream="overflow")
-            time.sleep(0.5)
-            st = tp.port_stats(0)
-            t.check(st["RX-missed"] > 0, "RX-missed after %d frames with nobody polling: %d"
-                    % (OVERFLOW, st["RX-missed"]))
-            tp.cmd("start")
-            # Drained once every frame sent is either received or missed.
-            st = tp.wait_rx(0, FIRST + OVERFLOW)
-            t.equal(st["RX-packets"] + st["RX-missed"], FIRST + OVERFLOW,
-                    "RX-packets + RX-missed once the queued frames are drained")
-            tp.cmd("stop")
-
-            tp.cmd("clear port stats all")
-            st = tp.port_stats(0)
-            t.equal({k: st.get(k) for k in COUNTERS}, {k: 0 for k in COUNTERS},
-                    "all counters right after the reset")
-            tp.cmd("start")
-            time.sleep(1)
-            st = tp.port_stats(0)
-            t.equal({k: st.get(k) for k in COUNTERS}, {k: 0 for k in COUNTERS},
-                    "all counters 1 s after the reset (nothing sent)")
-
-            traffic.send(peer, port.mac, SECOND, SIZES, stream="second")
-            st = tp.wait_rx(0, SECOND)
-            t.equal(st["RX-packets"], SECOND, "RX-packets after the reset")
-            t.equal(st["RX-bytes"], traffic.expected_bytes(SECOND, SIZES), "RX-bytes after the reset")
-            t.equal(st["RX-missed"], 0, "RX-missed after the reset")
-            tp.cmd("stop")
+            reset_scenario(t, tp, peer, port, lambda: tp.cmd("clear port stats all"),
+                           "`clear port stats all`")
             t.quit_testpmd(tp, net)
 
 

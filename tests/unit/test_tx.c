@@ -5,7 +5,8 @@
 /*
  * Transmit on rings in plain memory: mbufs of the UMEM's pool go out in
  * place; foreign, chained and indirect mbufs are copied into the UMEM; too
- * long frames are dropped and counted; a full ring sends part of the burst;
+ * long frames (longer than a chunk, or than a copy holds) are dropped and
+ * counted; a full ring sends part of the burst;
  * completions free the mbufs; wakeups only when the kernel asks.
  */
 
@@ -351,6 +352,36 @@ test_ring_space_in_descriptors(void)
 	env_free(&e);
 }
 
+/* A chain is copied into one UMEM mbuf: it must fit there from the headroom on. */
+static void
+test_chain_longer_than_a_copy(void)
+{
+	uint32_t room = RTE_MBUF_DEFAULT_BUF_SIZE - RTE_PKTMBUF_HEADROOM;
+	struct rte_mbuf *bufs[2];
+	struct xdp_desc sent[2];
+	struct tx_env e;
+	unsigned int i;
+
+	env_init(&e, 256);
+	for (i = 0; i < 2; i++) {
+		/* room + 52 bytes (within a chunk), then exactly room */
+		bufs[i] = frame(e.other_pool, 1500, 1);
+		CHECK(rte_pktmbuf_chain(bufs[i], frame(e.other_pool, room - 1500 + (i == 0 ? 52 : 0),
+						      (uint8_t)(1 + 1500))) == 0, "chain");
+	}
+	CHECK(bufs[0]->pkt_len <= e.layout.chunk_size, "the long chain fits a chunk");
+	CHECK_EQ(af_xdp_tx_burst(&e.txq, bufs, 2), 2);
+	CHECK_EQ(e.txq.stats.dropped, 1);
+	CHECK_EQ(e.txq.stats.copies, 1);
+	CHECK_EQ(sim_kernel_transmit(&e.tx, &e.comp, sent, 2), 1);
+	CHECK_EQ(sent[0].len, room);
+	CHECK(same_bytes(desc_data(&e, &sent[0]), room, 1), "the copied chain's bytes");
+	CHECK_EQ(af_xdp_tx_burst(&e.txq, bufs, 0), 0);
+	CHECK_EQ(rte_mempool_avail_count(e.umem_pool), POOL_SIZE);
+	CHECK_EQ(rte_mempool_avail_count(e.other_pool), POOL_SIZE);
+	env_free(&e);
+}
+
 static void
 test_ring_full_and_wakeup(void)
 {
@@ -392,6 +423,7 @@ main(int argc __rte_unused, char **argv)
 	RUN(test_chain_in_place);
 	RUN(test_chain_copies);
 	RUN(test_ring_space_in_descriptors);
+	RUN(test_chain_longer_than_a_copy);
 	RUN(test_ring_full_and_wakeup);
 	rte_eal_cleanup();
 	return unit_summary();

@@ -231,7 +231,6 @@ struct af_xdp_port {
 	int ifindex;
 	struct rte_ether_addr mac;
 	uint32_t max_queues;		/* the interface's channels */
-	unsigned int iface_flags;	/* at probe: promiscuous/all-multicast restored at close */
 	uint16_t port_id;
 	bool started;
 

@@ -80,12 +80,19 @@ txq_at(const struct rte_eth_dev *dev, uint16_t i)
 
 /*
  * Frame limits.  The kernel places a frame XDP_PACKET_HEADROOM into its
- * chunk, and a chunk is at most a page: so a frame of one descriptor is at
- * most a page minus that headroom, whatever the mempool, and at most its
- * chunk minus the headroom for a given mempool.  With AF_XDP multi-buffer
- * (XDP_USE_SG, Linux 6.6) a frame may take several descriptors: in copy
- * mode up to MAX_SKB_FRAGS + 1, as many as the kernel builds a transmitted
- * skb of (a received frame forwarded must be sendable).
+ * chunk, and a chunk is at most a page: a frame of one descriptor is at most
+ * its chunk less that headroom (3840 bytes, an MTU of 3826, at 4 KiB pages;
+ * 1920, MTU 1906, with testpmd's 2176-byte mbufs).  With AF_XDP
+ * multi-buffer (XDP_USE_SG, Linux 6.6) and the Rx scatter offload, a frame
+ * may take several descriptors: in copy mode up to MAX_SKB_FRAGS + 1, as
+ * many as the kernel builds a transmitted skb of (a received frame
+ * forwarded must be sendable), within the interface's own maximum MTU.
+ *
+ * dev_info reports what the best mempool would take, whatever mempools the
+ * queues set up so far have, since applications set the MTU first and then
+ * set up queues with a mempool sized for it (Open vSwitch does).  Each
+ * mempool is checked against the MTU where the two meet: queue setup,
+ * start, and an MTU change on a started port.
  */
 static uint32_t
 page_frame_max(void)
@@ -97,24 +104,6 @@ static uint32_t
 max_segs(void)
 {
 	return af_xdp_kernel_max_skb_frags() + 1;
-}
-
-/* The longest frame of one descriptor every configured Rx queue's mempool holds. */
-static uint32_t
-max_rx_frame(const struct rte_eth_dev *dev)
-{
-	uint32_t max = page_frame_max();
-	uint16_t i;
-
-	for (i = 0; i < dev->data->nb_rx_queues; i++) {
-		const struct af_xdp_rx_queue *rxq = dev->data->rx_queues[i];
-		struct af_xdp_umem_layout layout;
-		char err[16];
-
-		if (rxq != NULL && af_xdp_umem_layout(rxq->mb_pool, &layout, err, sizeof(err)) == 0)
-			max = RTE_MIN(max, layout.max_frame);
-	}
-	return max;
 }
 
 static bool
@@ -129,10 +118,17 @@ multi_seg_tx(const struct rte_eth_dev *dev)
 	return dev->data->dev_conf.txmode.offloads & RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
 }
 
+/* Frames of several descriptors: the kernel has them and the application asked. */
+static bool
+multi_buffer_rx(const struct rte_eth_dev *dev)
+{
+	return scatter_rx(dev) && af_xdp_kernel_multi_buffer();
+}
+
 /*
- * The longest frame the port can take: of one descriptor, or of several
- * (multi_buffer, page-sized chunks), and never more than the interface's own
- * maximum MTU allows.
+ * The longest frame the port can take at all: of one descriptor, or of
+ * several (multi_buffer, page-sized chunks), within the interface's own
+ * maximum MTU.
  */
 static uint32_t
 port_frame_max(const struct af_xdp_port *port, bool multi_buffer)
@@ -145,26 +141,95 @@ port_frame_max(const struct af_xdp_port *port, bool multi_buffer)
 	return max;
 }
 
-/* An MTU that takes frames of several descriptors needs the scatter offload. */
+/*
+ * The longest frame the port receives into the mbufs of mempool mp (NULL:
+ * the best mempool it can be given), as the port is configured.
+ */
+static uint32_t
+rx_frame_limit(const struct rte_eth_dev *dev, struct rte_mempool *mp)
+{
+	struct af_xdp_umem_layout layout;
+	uint32_t one;
+	char err[16];
+
+	if (mp == NULL)
+		one = page_frame_max();
+	else
+		one = af_xdp_umem_layout(mp, &layout, err, sizeof(err)) == 0 ? layout.max_frame : 0;
+	if (!multi_buffer_rx(dev))
+		return one;
+	return RTE_MIN(one * max_segs(),
+		       port_frame_max((const struct af_xdp_port *)dev->data->dev_private, true));
+}
+
+static uint32_t
+frame_of_mtu(uint32_t mtu)
+{
+	return mtu + RTE_ETHER_HDR_LEN;
+}
+
+/* Whether Rx queue qid's mempool mp holds frames of the MTU; says why not, and what to do. */
+static int
+check_rx_mempool(struct rte_eth_dev *dev, uint16_t qid, struct rte_mempool *mp, uint16_t mtu,
+		 const char *what)
+{
+	uint32_t limit = rx_frame_limit(dev, mp);
+
+	if (frame_of_mtu(mtu) <= limit)
+		return 0;
+	if (multi_buffer_rx(dev))
+		AF_XDP_PORT_LOG(ERR, port_of(dev),
+				"%s: the mempool %s of Rx queue %u holds frames of at most %u bytes in the %u descriptors a frame may take, and MTU %u needs %u; give the queue mbufs with a larger data room, or lower the MTU to %u",
+				what, mp->name, qid, limit, max_segs(), mtu, frame_of_mtu(mtu),
+				limit - RTE_ETHER_HDR_LEN);
+	else
+		AF_XDP_PORT_LOG(ERR, port_of(dev),
+				"%s: the mempool %s of Rx queue %u holds frames of at most %u bytes (%u-byte UMEM chunks less %u bytes of XDP headroom), and MTU %u needs %u; give the queue mbufs with a data room of at least %u bytes (testpmd: --mbuf-size), lower the MTU to %u%s",
+				what, mp->name, qid, limit, limit + AF_XDP_PACKET_HEADROOM,
+				AF_XDP_PACKET_HEADROOM, mtu, frame_of_mtu(mtu),
+				frame_of_mtu(mtu) + AF_XDP_PACKET_HEADROOM, limit - RTE_ETHER_HDR_LEN,
+				af_xdp_kernel_multi_buffer() ?
+				", or enable the Rx scatter offload (testpmd --enable-scatter)" : "");
+	return -EINVAL;
+}
+
+static int
+check_rx_mempools(struct rte_eth_dev *dev, uint16_t mtu, const char *what)
+{
+	uint16_t i;
+	int ret;
+
+	for (i = 0; i < dev->data->nb_rx_queues; i++) {
+		const struct af_xdp_rx_queue *rxq = dev->data->rx_queues[i];
+
+		ret = rxq == NULL ? 0 : check_rx_mempool(dev, i, rxq->mb_pool, mtu, what);
+		if (ret != 0)
+			return ret;
+	}
+	return 0;
+}
+
+/*
+ * Whatever the mempools: an MTU whose frames need more than one descriptor
+ * needs AF_XDP multi-buffer and the scatter offload.
+ */
 static int
 check_mtu(struct rte_eth_dev *dev, uint32_t mtu)
 {
 	struct af_xdp_port *port = port_of(dev);
-	bool multi_buffer = af_xdp_kernel_multi_buffer();
-	uint32_t frame = mtu + RTE_ETHER_HDR_LEN, one = max_rx_frame(dev);
+	uint32_t frame = frame_of_mtu(mtu), one = page_frame_max();
 
 	if (frame <= one)
 		return 0;
-	if (!multi_buffer) {
+	if (!af_xdp_kernel_multi_buffer()) {
 		AF_XDP_PORT_LOG(ERR, port,
-				"MTU %u does not fit one UMEM chunk (frames of at most %u bytes: the chunk minus %u bytes of XDP headroom, so an MTU of at most %u), and this kernel has no AF_XDP multi-buffer to take frames of several (XDP_USE_SG, Linux 6.6 or later)%s",
-				mtu, one, AF_XDP_PACKET_HEADROOM, one - RTE_ETHER_HDR_LEN,
-				one < page_frame_max() ? "; or use mbufs with a larger data room" : "");
+				"MTU %u does not fit one UMEM chunk (frames of at most %u bytes: a page less %u bytes of XDP headroom, an MTU of %u), and this kernel has no AF_XDP multi-buffer to take frames of several (XDP_USE_SG, Linux 6.6 or later)",
+				mtu, one, AF_XDP_PACKET_HEADROOM, one - RTE_ETHER_HDR_LEN);
 		return -EINVAL;
 	}
 	if (!scatter_rx(dev)) {
 		AF_XDP_PORT_LOG(ERR, port,
-				"MTU %u takes frames of several UMEM chunks (one holds %u bytes, an MTU of %u): enable the Rx scatter offload (RTE_ETH_RX_OFFLOAD_SCATTER; testpmd --enable-scatter) to receive them as mbuf chains",
+				"MTU %u takes frames of several UMEM chunks (one holds at most %u bytes, an MTU of %u): enable the Rx scatter offload (RTE_ETH_RX_OFFLOAD_SCATTER; testpmd --enable-scatter) to receive them as mbuf chains",
 				mtu, one, one - RTE_ETHER_HDR_LEN);
 		return -EINVAL;
 	}
@@ -186,6 +251,31 @@ af_xdp_dev_configure(struct rte_eth_dev *dev)
 	if (dev->data->nb_rx_queues == 0) {
 		AF_XDP_PORT_LOG(ERR, port,
 				"needs at least one Rx queue: the mempool of Rx queue 0 is the UMEM that Tx frames live in");
+		return -EINVAL;
+	}
+	/*
+	 * Each Rx queue polls the socket of its own interface queue, and the
+	 * kernel delivers a frame only to a socket bound to the queue it
+	 * arrived on: with fewer Rx queues, what the interface steers to the
+	 * others would never be received.  Refused, rather than have a queue
+	 * poll several sockets in the datapath.
+	 */
+	if (dev->data->nb_rx_queues < port->args.queue_count) {
+		uint32_t first = port->args.start_queue + dev->data->nb_rx_queues;
+		uint32_t last = port->args.start_queue + port->args.queue_count - 1;
+		char missed[32];
+
+		if (first == last)
+			snprintf(missed, sizeof(missed), "queue %u", first);
+		else
+			snprintf(missed, sizeof(missed), "queues %u..%u", first, last);
+		AF_XDP_PORT_LOG(ERR, port,
+				"%s=%u binds %u queues of %s, but the application configured %u Rx queue%s: frames the interface steers to its %s would never be received; configure %u Rx queues (testpmd: --rxq=%u), or bind fewer (%s=%u)",
+				AF_XDP_ARG_QUEUE_COUNT, port->args.queue_count,
+				port->args.queue_count, port->args.iface, dev->data->nb_rx_queues,
+				dev->data->nb_rx_queues == 1 ? "" : "s", missed,
+				port->args.queue_count, port->args.queue_count,
+				AF_XDP_ARG_QUEUE_COUNT, dev->data->nb_rx_queues);
 		return -EINVAL;
 	}
 	if (conf->rxmode.mq_mode != RTE_ETH_MQ_RX_NONE &&
@@ -223,8 +313,13 @@ af_xdp_dev_info(struct rte_eth_dev *dev, struct rte_eth_dev_info *info)
 		.nb_max = AF_XDP_RING_MAX, .nb_min = AF_XDP_RING_MIN, .nb_align = 1,
 	};
 	info->tx_desc_lim = info->rx_desc_lim;
-	/* In place with multi-buffer; a longer chain is copied into fewer. */
-	info->tx_desc_lim.nb_seg_max = multi_buffer ? (uint16_t)max_segs() : 1;
+	/*
+	 * With multi-buffer, a chain of the UMEM's mbufs goes in place, a
+	 * descriptor a segment, up to what the kernel takes for one packet;
+	 * without, a chain is copied into one UMEM mbuf whatever its number of
+	 * segments (what limits it then is its length: af_xdp_tx.c).
+	 */
+	info->tx_desc_lim.nb_seg_max = multi_buffer ? (uint16_t)max_segs() : UINT16_MAX;
 	info->tx_desc_lim.nb_mtu_seg_max = info->tx_desc_lim.nb_seg_max;
 	info->default_rxportconf = (struct rte_eth_dev_portconf) {
 		.burst_size = AF_XDP_RX_BATCH, .ring_size = AF_XDP_RING_DEFAULT, .nb_queues = 1,
@@ -289,15 +384,25 @@ set_tx_frame_limits(struct rte_eth_dev *dev, unsigned int mtu)
 	}
 }
 
+/*
+ * ethdev has checked mtu against dev_info's limit.  A stopped port's queues
+ * may yet be set up again with other mempools (Open vSwitch sets the MTU
+ * first): they are checked at queue setup and start; a started port's
+ * queues receive at once.
+ */
 static int
 af_xdp_mtu_set(struct rte_eth_dev *dev, uint16_t mtu)
 {
 	struct af_xdp_port *port = port_of(dev);
+	char what[64];
 	int ret;
 
 	ret = check_mtu(dev, mtu);
 	if (ret != 0)
 		return ret;
+	snprintf(what, sizeof(what), "cannot set MTU %u on the started port", mtu);
+	if (port->started && check_rx_mempools(dev, mtu, what) != 0)
+		return -EINVAL;
 	ret = af_xdp_iface_set_mtu(port->args.iface, mtu);
 	if (ret != 0) {
 		AF_XDP_PORT_LOG(ERR, port, "%s refused MTU %u: %s%s", port->args.iface, mtu,
@@ -339,6 +444,8 @@ af_xdp_rx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
 		AF_XDP_PORT_LOG(ERR, port, "Rx queue %u: %s", qid, err);
 		return -EINVAL;
 	}
+	if (check_rx_mempool(dev, qid, mp, dev->data->mtu, "Rx queue setup refused") != 0)
+		return -EINVAL;
 	rxq = rte_zmalloc_socket("af_xdp_rxq", sizeof(*rxq), RTE_CACHE_LINE_SIZE,
 				 (int)socket_id);
 	if (rxq == NULL)
@@ -588,7 +695,7 @@ serve_queues(struct rte_eth_dev *dev, uint16_t i, const struct af_xdp_socket *so
 	if (scatter_rx(dev) && !sock->multi_buffer) {
 		AF_XDP_PORT_LOG(ERR, port,
 				"the Rx scatter offload needs AF_XDP multi-buffer, which the kernel refused (XDP_USE_SG, Linux 6.6 or later): disable scatter and keep the MTU within one chunk (%u)",
-				max_rx_frame(dev) - RTE_ETHER_HDR_LEN);
+				layout->max_frame - RTE_ETHER_HDR_LEN);
 		return -ENOTSUP;
 	}
 	if (txq != NULL)
@@ -674,29 +781,32 @@ set_queue_states(struct rte_eth_dev *dev, uint8_t state)
 }
 
 /*
- * The kernel drops frames longer than the Rx queues take (counted in
- * rx_q<n>_dropped): one chunk, or with scatter as many chunks as a frame
- * may take descriptors.  Say so at start if the interface's MTU lets such
- * frames in (it may have been raised behind the port's back).
+ * The port's MTU must fit every Rx queue's mbufs (it may have been raised
+ * after they were set up).  The interface's own MTU may be larger still
+ * (set with ip link): the kernel drops the frames that do not fit (counted
+ * in rx_q<n>_dropped), so that is said too.
  */
-static void
+static int
 check_frame_fits(struct rte_eth_dev *dev)
 {
 	struct af_xdp_port *port = port_of(dev);
-	uint32_t max_frame = max_rx_frame(dev);
+	uint32_t max_frame = rx_frame_limit(dev, NULL);
 	unsigned int mtu;
+	uint16_t i;
 
-	if (scatter_rx(dev) && af_xdp_kernel_multi_buffer())
-		max_frame = RTE_MIN(max_frame * max_segs(), port_frame_max(port, true));
-	if (af_xdp_iface_mtu(port->args.iface, &mtu) == 0 &&
-	    mtu + RTE_ETHER_HDR_LEN > max_frame)
+	if (check_rx_mempools(dev, dev->data->mtu, "cannot start") != 0)
+		return -EINVAL;
+	for (i = 0; i < dev->data->nb_rx_queues; i++) {
+		const struct af_xdp_rx_queue *rxq = rxq_at(dev, i);
+
+		if (rxq != NULL)
+			max_frame = RTE_MIN(max_frame, rx_frame_limit(dev, rxq->mb_pool));
+	}
+	if (af_xdp_iface_mtu(port->args.iface, &mtu) == 0 && frame_of_mtu(mtu) > max_frame)
 		AF_XDP_PORT_LOG(WARNING, port,
-				"%s has MTU %u, but frames longer than %u bytes do not fit the Rx mbufs%s and will be dropped by the kernel (rx_q<n>_dropped): lower the MTU to %u or give the Rx queues mbufs with a larger data room%s",
-				port->args.iface, mtu, max_frame,
-				scatter_rx(dev) ? " of the most descriptors a frame may take" : "",
-				max_frame - RTE_ETHER_HDR_LEN,
-				scatter_rx(dev) || !af_xdp_kernel_multi_buffer() ? "" :
-				", or enable the Rx scatter offload (testpmd --enable-scatter)");
+				"%s has MTU %u, but frames longer than %u bytes do not fit the Rx mbufs and will be dropped by the kernel (rx_q<n>_dropped): lower the MTU to %u or give the Rx queues mbufs with a larger data room",
+				port->args.iface, mtu, max_frame, max_frame - RTE_ETHER_HDR_LEN);
+	return 0;
 }
 
 static int
@@ -707,7 +817,9 @@ af_xdp_dev_start(struct rte_eth_dev *dev)
 	bool multi_buffer;
 	int ret;
 
-	check_frame_fits(dev);
+	ret = check_frame_fits(dev);
+	if (ret != 0)
+		return ret;
 	ret = open_sockets(dev);
 	if (ret == 0)
 		ret = af_xdp_prog_attach(port);
@@ -749,19 +861,29 @@ af_xdp_dev_stop(struct rte_eth_dev *dev)
 
 /*
  * Applications switch promiscuous and all-multicast on as a matter of course
- * (testpmd does); the interface gets back the state it had before us.
+ * (testpmd does), and may set the MAC address: the interface gets back the
+ * state it had before us when the process's last port on it closes.
  */
 static void
-restore_iface_flags(struct af_xdp_port *port)
+report_not_given_back(const char *iface, int err)
 {
-	const unsigned int ours = IFF_PROMISC | IFF_ALLMULTI;
-	unsigned int now = 0;
+	AF_XDP_LOG(WARNING, "cannot give %s back the promiscuous, all-multicast and MAC address settings it had before this process: %s",
+		   iface, strerror(-err));
+}
 
-	if (af_xdp_iface_flags(port->args.iface, &now) != 0 ||
-	    (now & ours) == (port->iface_flags & ours))
-		return;
-	af_xdp_iface_change_flags(port->args.iface, port->iface_flags & ours,
-				  ~port->iface_flags & ours);
+/*
+ * Open vSwitch, and other applications, exit without closing their ports:
+ * at a normal exit (exit(), a return from main) the interfaces get their
+ * state back all the same.  Nothing can run on SIGKILL, a crash, _exit() or
+ * a signal's default action; a signal handler is the application's.
+ */
+RTE_FINI(af_xdp_give_back_at_exit)
+{
+	unsigned int n = af_xdp_iface_give_back_all(report_not_given_back);
+
+	if (n != 0)
+		AF_XDP_LOG(INFO, "at exit, %u interface%s of ports never closed got back their promiscuous, all-multicast and MAC address settings",
+			   n, n == 1 ? "" : "s");
 }
 
 static int
@@ -769,6 +891,7 @@ af_xdp_dev_close(struct rte_eth_dev *dev)
 {
 	struct af_xdp_port *port = port_of(dev);
 	uint16_t i;
+	int ret;
 
 	if (rte_eal_process_type() != RTE_PROC_PRIMARY)
 		return 0;
@@ -777,7 +900,9 @@ af_xdp_dev_close(struct rte_eth_dev *dev)
 		af_xdp_rx_queue_release(dev, i);
 	for (i = 0; i < dev->data->nb_tx_queues; i++)
 		af_xdp_tx_queue_release(dev, i);
-	restore_iface_flags(port);
+	ret = af_xdp_iface_give_back(port->args.iface);
+	if (ret != 0)
+		report_not_given_back(port->args.iface, ret);
 	AF_XDP_PORT_LOG(INFO, port, "closed; %s is back to the kernel", port->args.iface);
 	af_xdp_mp_uninit_primary();
 	return 0;
@@ -813,15 +938,23 @@ static const struct eth_dev_ops af_xdp_ops = {
 	.xstats_reset = af_xdp_stats_reset,
 };
 
-/* A secondary process reads statistics; it has no sockets to move packets. */
+/*
+ * A secondary process reads and resets statistics (dpdk-proc-info
+ * --stats-reset, --xstats-reset): the same counters in shared memory and
+ * kernel-counter bases as the primary's, the kernel's read through the
+ * primary's sockets.  It has no sockets to move packets, and leaves the
+ * interface alone.
+ */
 static const struct eth_dev_ops af_xdp_secondary_ops = {
 	.dev_infos_get = af_xdp_dev_info,
 	.link_update = af_xdp_link_update,
 	.rxq_info_get = af_xdp_rxq_info,
 	.txq_info_get = af_xdp_txq_info,
 	.stats_get = af_xdp_stats_get,
+	.stats_reset = af_xdp_stats_reset,
 	.xstats_get = af_xdp_xstats_get,
 	.xstats_get_names = af_xdp_xstats_get_names,
+	.xstats_reset = af_xdp_stats_reset,
 };
 
 static int
@@ -890,9 +1023,7 @@ check_interface(const char *name, struct af_xdp_port *port)
 			   name, args->iface, configured, args->start_queue,
 			   args->start_queue + args->queue_count - 1);
 	port->max_queues = RTE_MAX(max, configured);
-	ret = af_xdp_iface_flags(args->iface, &port->iface_flags);
-	if (ret == 0)
-		ret = af_xdp_iface_mac(args->iface, &port->mac);
+	ret = af_xdp_iface_mac(args->iface, &port->mac);
 	if (ret != 0) {
 		AF_XDP_LOG(ERR, "%s: cannot read the MAC address of %s: %s", name, args->iface,
 			   strerror(-ret));
@@ -966,6 +1097,14 @@ af_xdp_probe(struct rte_vdev_device *vdev)
 	}
 	if (ret == 0 && af_xdp_mp_init_primary() != 0)
 		ret = -EIO;
+	if (ret == 0) {
+		ret = af_xdp_iface_keep(port->args.iface);
+		if (ret != 0) {
+			AF_XDP_LOG(ERR, "%s: cannot read the flags and MAC address of %s, given back at close: %s",
+				   name, port->args.iface, strerror(-ret));
+			af_xdp_mp_uninit_primary();
+		}
+	}
 	if (ret != 0) {
 		rte_eth_dev_release_port(dev);
 		return ret;

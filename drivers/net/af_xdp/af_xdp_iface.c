@@ -4,16 +4,20 @@
 
 /*
  * The kernel network interface behind a port: index, MAC address, flags,
- * MTU, queues and link speed, through the classic ioctls.  Each function
- * returns 0 or a negative errno and leaves the message to its caller, which
- * knows what the user was trying to do.
+ * MTU, queues and link speed, through the classic ioctls, and what the
+ * ports change on it, given back.  Each function returns 0 or a negative
+ * errno and leaves the message to its caller, which knows what the user was
+ * trying to do.
  */
 
 #include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/queue.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 
@@ -255,4 +259,130 @@ af_xdp_iface_driver(const char *iface, char *buf, size_t len)
 	else
 		strlcpy(buf, info.driver, len);
 	return buf;
+}
+
+/*
+ * The state given back, in this process's own memory, so that giving it
+ * back at exit needs nothing of DPDK's (no port, no shared memory), which
+ * the application may have torn down by then.  One entry per interface,
+ * shared by the process's ports on it, so that the first port's view of
+ * the interface is what the last one restores.
+ */
+struct kept_iface {
+	TAILQ_ENTRY(kept_iface) next;
+	char name[IFNAMSIZ];
+	int ifindex;
+	unsigned int users;
+	unsigned int flags;		/* only IFF_PROMISC and IFF_ALLMULTI are given back */
+	struct rte_ether_addr mac;
+};
+
+static TAILQ_HEAD(, kept_iface) kept = TAILQ_HEAD_INITIALIZER(kept);
+static pthread_mutex_t kept_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Who kept them: a forked child that exits gives nothing back. */
+static pid_t keeper;
+
+static struct kept_iface *
+find_kept(const char *iface)
+{
+	struct kept_iface *k;
+
+	TAILQ_FOREACH(k, &kept, next)
+		if (strcmp(k->name, iface) == 0)
+			return k;
+	return NULL;
+}
+
+int
+af_xdp_iface_keep(const char *iface)
+{
+	struct kept_iface *k;
+	int ret = 0;
+
+	pthread_mutex_lock(&kept_lock);
+	k = find_kept(iface);
+	if (k != NULL) {
+		k->users++;
+		goto out;
+	}
+	k = calloc(1, sizeof(*k));
+	if (k == NULL) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	strlcpy(k->name, iface, sizeof(k->name));
+	k->ifindex = af_xdp_iface_index(iface);
+	ret = k->ifindex < 0 ? k->ifindex : af_xdp_iface_flags(iface, &k->flags);
+	if (ret == 0)
+		ret = af_xdp_iface_mac(iface, &k->mac);
+	if (ret != 0) {
+		free(k);
+		goto out;
+	}
+	k->users = 1;
+	keeper = getpid();
+	TAILQ_INSERT_TAIL(&kept, k, next);
+out:
+	pthread_mutex_unlock(&kept_lock);
+	return ret;
+}
+
+static int
+restore(const struct kept_iface *k)
+{
+	const unsigned int ours = IFF_PROMISC | IFF_ALLMULTI;
+	struct rte_ether_addr mac;
+	unsigned int now;
+	int ret;
+
+	if (af_xdp_iface_index(k->name) != k->ifindex)
+		return -ENODEV;
+	ret = af_xdp_iface_flags(k->name, &now);
+	if (ret == 0 && (now & ours) != (k->flags & ours))
+		ret = af_xdp_iface_change_flags(k->name, k->flags & ours, ~k->flags & ours);
+	if (ret == 0)
+		ret = af_xdp_iface_mac(k->name, &mac);
+	if (ret == 0 && !rte_is_same_ether_addr(&mac, &k->mac))
+		ret = af_xdp_iface_set_mac(k->name, &k->mac);
+	return ret;
+}
+
+int
+af_xdp_iface_give_back(const char *iface)
+{
+	struct kept_iface *k;
+	int ret = 0;
+
+	pthread_mutex_lock(&kept_lock);
+	k = find_kept(iface);
+	if (k != NULL && --k->users == 0) {
+		TAILQ_REMOVE(&kept, k, next);
+		ret = restore(k);
+		free(k);
+	}
+	pthread_mutex_unlock(&kept_lock);
+	return ret;
+}
+
+unsigned int
+af_xdp_iface_give_back_all(void (*report)(const char *iface, int err))
+{
+	struct kept_iface *k;
+	unsigned int n = 0;
+	int ret;
+
+	pthread_mutex_lock(&kept_lock);
+	while ((k = TAILQ_FIRST(&kept)) != NULL) {
+		TAILQ_REMOVE(&kept, k, next);
+		if (keeper == getpid()) {
+			ret = restore(k);
+			if (ret != 0)
+				report(k->name, ret);
+			else
+				n++;
+		}
+		free(k);
+	}
+	pthread_mutex_unlock(&kept_lock);
+	return n;
 }

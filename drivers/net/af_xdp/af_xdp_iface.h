@@ -30,4 +30,19 @@ int af_xdp_iface_channels(const char *iface, uint32_t *max, uint32_t *configured
 int af_xdp_iface_speed(const char *iface, uint32_t *speed_mbps, bool *full_duplex);
 const char *af_xdp_iface_driver(const char *iface, char *buf, size_t len);
 
+/*
+ * What the ports of this process may change on an interface and give back:
+ * its promiscuous and all-multicast flags and its MAC address, as they were
+ * when the first of them was probed.  af_xdp_iface_keep() adds a user;
+ * af_xdp_iface_give_back() takes one away and, for the last, restores them.
+ * af_xdp_iface_give_back_all() restores what ports never closed still hold,
+ * at exit, tells `report` about each interface it could not restore, and
+ * returns how many it did.
+ * Nothing is touched on an interface whose name now belongs to another
+ * index (renamed, moved to another namespace): -ENODEV.
+ */
+int af_xdp_iface_keep(const char *iface);
+int af_xdp_iface_give_back(const char *iface);
+unsigned int af_xdp_iface_give_back_all(void (*report)(const char *iface, int err));
+
 #endif /* AF_XDP_IFACE_H */

@@ -5,9 +5,15 @@
 /*
  * Secondary processes.  The rings are mapped in the primary only, so a
  * secondary (dpdk-proc-info, for instance) does not move packets; it reads
- * statistics.  The driver's counters are in shared memory already; the
- * kernel's need a socket descriptor, which the primary passes over EAL's
- * multi-process channel, at most RTE_MP_MAX_FD_NUM per message.
+ * and resets statistics.  The driver's counters are in shared memory
+ * already; the kernel's need a socket descriptor, which the primary passes
+ * over EAL's multi-process channel, at most RTE_MP_MAX_FD_NUM per message.
+ *
+ * A secondary that has not loaded this plugin probes our ports with DPDK's
+ * stock net_af_xdp (dpdk-dumpcap, which takes no -d, does), and that driver
+ * asks for its sockets under its own action name.  It would then run its
+ * own ops over our private data, which it reads as its own structure: its
+ * request is refused.
  */
 
 #include <errno.h>
@@ -26,6 +32,8 @@
 /* Distinct from the stock driver's, so both plugins can be loaded. */
 #define AF_XDP_MP_ACTION "af_xdp_direct_fds"
 #define AF_XDP_MP_TIMEOUT_S 1
+/* What the stock driver's secondary asks (DPDK 22.11 rte_eth_af_xdp.c). */
+#define STOCK_MP_ACTION "afxdp_mp_send_fds"
 
 /* Socket descriptors from `first` on, or the program's counters map. */
 #define FDS_FALLBACKS_MAP UINT16_MAX
@@ -79,21 +87,64 @@ send_fds(const struct rte_mp_msg *request, const void *peer)
 	return rte_mp_reply(&msg, peer) < 0 ? -rte_errno : 0;
 }
 
-int
-af_xdp_mp_init_primary(void)
+/*
+ * The stock driver's secondary accepts a reply only with one descriptor per
+ * Rx queue, and fails its probe otherwise, saying "Incorrect number of fds
+ * received: 0 != <queues>": a reply without descriptors is a refusal it
+ * reports at once.  A port without Rx queues (not configured yet) would
+ * accept that reply, so it gets none: the request times out, which fails
+ * the probe too.  The message that says what to do is the primary's.
+ */
+static int
+refuse_stock_secondary(const struct rte_mp_msg *request, const void *peer)
 {
-	if (mp_users++ != 0)
+	struct rte_mp_msg msg = { 0 };
+	char port[RTE_ETH_NAME_MAX_LEN];
+	size_t len = RTE_MIN(sizeof(port) - 1, (size_t)RTE_MAX(request->len_param, 0));
+	struct rte_eth_dev *dev;
+
+	memcpy(port, request->param, len);
+	port[len] = '\0';
+	AF_XDP_LOG(NOTICE, "%s: refused a secondary process that probed this port with DPDK's stock net_af_xdp driver, which cannot drive %s's ports; run the tool through %s's scripts/afxdp-secondary.sh, which loads this plugin into it",
+		   port, AF_XDP_PROJECT, AF_XDP_PROJECT);
+	dev = rte_eth_dev_allocated(port);
+	if (dev == NULL || dev->data->nb_rx_queues == 0)
 		return 0;
-	if (rte_mp_action_register(AF_XDP_MP_ACTION, send_fds) == 0 || rte_errno == EEXIST)
+	strlcpy(msg.name, STOCK_MP_ACTION, sizeof(msg.name));
+	strlcpy((char *)msg.param, port, sizeof(port));	/* as the stock primary answers */
+	msg.len_param = sizeof(port);
+	return rte_mp_reply(&msg, peer) < 0 ? -rte_errno : 0;
+}
+
+static int
+register_action(const char *name, rte_mp_t handler)
+{
+	if (rte_mp_action_register(name, handler) == 0 || rte_errno == EEXIST)
 		return 0;
 	if (rte_errno == ENOTSUP) {
 		/* Multi-process is disabled (--no-shconf, --in-memory): nobody can ask. */
 		return 0;
 	}
-	AF_XDP_LOG(ERR, "cannot register the multi-process action %s: %s", AF_XDP_MP_ACTION,
+	AF_XDP_LOG(ERR, "cannot register the multi-process action %s: %s", name,
 		   rte_strerror(rte_errno));
-	mp_users--;
 	return -rte_errno;
+}
+
+int
+af_xdp_mp_init_primary(void)
+{
+	int ret;
+
+	if (mp_users++ != 0)
+		return 0;
+	ret = register_action(AF_XDP_MP_ACTION, send_fds);
+	if (ret == 0)
+		ret = register_action(STOCK_MP_ACTION, refuse_stock_secondary);
+	if (ret != 0) {
+		rte_mp_action_unregister(AF_XDP_MP_ACTION);
+		mp_users--;
+	}
+	return ret;
 }
 
 void
@@ -101,6 +152,7 @@ af_xdp_mp_uninit_primary(void)
 {
 	if (mp_users == 0 || --mp_users != 0)
 		return;
+	rte_mp_action_unregister(STOCK_MP_ACTION);
 	rte_mp_action_unregister(AF_XDP_MP_ACTION);
 }
 

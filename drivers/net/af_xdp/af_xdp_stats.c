@@ -8,7 +8,11 @@
  * across sockets as af_xdp_kstats.h describes.
  *
  * A secondary process (dpdk-proc-info) has no sockets of its own: it asks
- * the primary for their descriptors on each read (af_xdp_mp.c).
+ * the primary for their descriptors on each read or reset (af_xdp_mp.c),
+ * and a reset there sets the same shared counters and bases as the
+ * primary's.  A reset is not synchronised with the datapath, in either
+ * process: a burst counted at the same moment may write back a counter's
+ * value from before the reset (reset while the port is idle).
  */
 
 #include <stddef.h>

@@ -1,0 +1,149 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Open vSwitch with DPDK: two ports on our plugin carry ping and TCP, take an MTU change at the first try, and give the interfaces back at exit.
+
+Debian's ovs-vswitchd-dpdk runs privately (lib ovs.py: its own database,
+sockets and logs in the run directory, inside the dut namespace; the
+system's OVS and its alternatives are not touched), with a netdev bridge
+and two dpdk ports, net_af_xdp0/1 on p0/p1, between the hosts a and b.
+1. Both interfaces come up; ping and a 20 MB TCP transfer (sha256) pass.
+2. mtu_request=MTU on both: OVS sets the MTU, then sets up the queues with
+   a mempool sized for it. The MTU takes at the first try (the Interface's
+   mtu column, the kernel's MTU on p0/p1); with the hosts at MTU too, a
+   full-size `ping -M do` and TCP pass.
+3. mtu_request=TOO_BIG, which OVS's mempool for it cannot hold in one UMEM
+   chunk: OVS's log carries the driver's refusal at queue setup, naming the
+   frames the mempool holds and the data room needed, and the Interface
+   shows an error. Back to MTU, the ports come back and full-size pings pass.
+4. `ovs-appctl exit` (what ovs-ctl stop does): ovs-vswitchd stops the ports
+   without closing them and exits 0; the driver gives both interfaces back
+   their promiscuous state at exit (OVS turned it on), and no XDP program is
+   left on them.
+"""
+
+import re
+import time
+
+from afxdp_test import env, hosts, hugepages, ovs, runner, topo
+
+HUGEPAGES = 300              # dpdk-socket-mem 512 MB plus EAL's own
+MTU = 2500                   # OVS's mempool: 3200-byte data room, frames up to 2944
+TOO_BIG = 3000               # the same mempool size, and 3014-byte frames
+PINGS = 3
+WAIT = 60                    # only against a hang
+TOO_BIG_REFUSAL = re.compile(
+    r"net_af_xdp\d: Rx queue setup refused: the mempool \S+ of Rx queue 0 holds frames of at "
+    r"most 2944 bytes .* MTU %d needs %d; give the queue mbufs with a data room of at least %d "
+    r"bytes" % (TOO_BIG, TOO_BIG + 14, TOO_BIG + 14 + 256))
+AT_EXIT = "at exit, 2 interfaces of ports never closed got back their promiscuous"
+
+
+def port_ok(o, name):
+    return o.get("Interface", name, "error") == "[]"
+
+
+def wait_up(t, o, names, what):
+    for n in names:
+        state = o.wait_for("Interface", n, "link_state", "up", timeout=WAIT)
+        t.check(state == "up" and port_ok(o, n), "%s: %s link_state %s, error %s"
+                % (what, n, state, o.get("Interface", n, "error")), o.log_tail())
+
+
+def set_mtu(o, names, mtu):
+    for n in names:
+        o.vsctl("set", "Interface", n, "mtu_request=%d" % mtu)
+
+
+def full_size_ping(t, a, mtu, what):
+    size = mtu - 28                  # IPv4 and ICMP headers
+    cp = a.exec(["ping", "-n", "-q", "-c", str(PINGS), "-i", "0.2", "-W", "5", "-M", "do",
+                 "-s", str(size), hosts.ADDR_B], check=False)
+    t.check(cp.returncode == 0 and " 0% packet loss" in cp.stdout,
+            "%s: ping -M do -s %d (%d-byte IP packets, DF) a -> b" % (what, size, mtu),
+            cp.stdout + cp.stderr)
+
+
+def mtu_change(t, o, names, ports, hosts_ifc, a, b):
+    start = len(o.log())
+    set_mtu(o, names, MTU)
+    for n, p in zip(names, ports):
+        got = o.wait_for("Interface", n, "mtu", str(MTU), timeout=WAIT)
+        t.check(got == str(MTU) and port_ok(o, n), "mtu_request=%d on %s: mtu %s, error %s"
+                % (MTU, n, got, o.get("Interface", n, "error")), o.log_tail())
+        t.equal(p.mtu(), MTU, "kernel MTU of %s" % p.name)
+    # OVS retries a failed reconfiguration: "first try" is no error in between.
+    errors = [ln for ln in o.log()[start:].splitlines() if "|ERR|" in ln]
+    t.check(not errors, "at the first try: no error in OVS's log since the request",
+            "\n".join(errors))
+    wait_up(t, o, names, "after the MTU change")
+    for h in hosts_ifc:
+        h.ip("link", "set", "dev", h.name, "mtu", str(MTU))
+    full_size_ping(t, a, MTU, "at MTU %d" % MTU)
+    hosts.tcp_transfer(t, a, b)
+
+
+def too_big(t, o, names, a):
+    start = len(o.log())
+    set_mtu(o, names, TOO_BIG)
+    deadline = env.deadline(WAIT)
+    while not TOO_BIG_REFUSAL.search(o.log()[start:]) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    refusal = TOO_BIG_REFUSAL.search(o.log()[start:])
+    t.check(refusal is not None, "mtu_request=%d: OVS's log has the driver's refusal at queue "
+            "setup, naming the frames the mempool holds and the data room needed" % TOO_BIG,
+            o.log()[start:][-4000:])
+    if refusal:
+        env.log("OVS's log: %s" % refusal.group(0))
+    for n in names:
+        deadline = env.deadline(WAIT)
+        while port_ok(o, n) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        t.check(not port_ok(o, n), "%s shows an error: %s" % (n, o.get("Interface", n, "error")))
+    set_mtu(o, names, MTU)
+    for n in names:
+        t.equal(o.wait_for("Interface", n, "mtu", str(MTU), timeout=WAIT), str(MTU),
+                "back at mtu_request=%d, %s's mtu" % (MTU, n))
+    wait_up(t, o, names, "back at MTU %d" % MTU)
+    full_size_ping(t, a, MTU, "back at MTU %d" % MTU)
+
+
+def main(t):
+    if env.is_stock():
+        raise env.Skip("the OVS test runs OVS over our plugin (AFXDP_PLUGIN)")
+    ovs.check_installed()
+    with topo.Topology() as net, hugepages.HugePages(HUGEPAGES) as hp:
+        dut, a, b, p0, h0, p1, h1 = hosts.two_hosts(net)
+        extra = ("--no-pci -d %s --vdev net_af_xdp0,iface=%s --vdev net_af_xdp1,iface=%s "
+                 "--log-level=pmd.net.af_xdp:info" % (env.plugin(), p0.name, p1.name))
+        config = {"dpdk-init": "true", "dpdk-socket-mem": "512", "dpdk-hugepage-dir": hp.mount,
+                  "pmd-cpu-mask": "0x2", "per-port-memory": "true",
+                  "dpdk-extra": '"%s"' % extra}
+        names = ["p0", "p1"]
+        with ovs.Ovs(dut, config) as o:
+            br = o.bridge
+            o.vsctl("add-br", br, "--", "set", "bridge", br, "datapath_type=netdev")
+            for i, n in enumerate(names):
+                o.vsctl("add-port", br, n, "--", "set", "Interface", n, "type=dpdk",
+                        "options:dpdk-devargs=net_af_xdp%d" % i)
+            wait_up(t, o, names, "added")
+            hosts.ping(t, a)
+            hosts.tcp_transfer(t, a, b)
+
+            mtu_change(t, o, names, (p0, p1), (h0, h1), a, b)
+            too_big(t, o, names, a)
+
+            t.check("PROMISC" in p0.link().get("flags", []), "OVS turned promiscuous mode on")
+            rc = o.exit()
+            t.equal(rc, 0, "ovs-vswitchd's exit code after `ovs-appctl exit`")
+            t.check(AT_EXIT in o.log(), "the driver gave both interfaces back at exit",
+                    o.log_tail(2000))
+            for p in (p0, p1):
+                f = p.link().get("flags", [])
+                t.check("PROMISC" not in f and "ALLMULTI" not in f,
+                        "%s without promiscuous and all-multicast after OVS exited: %s"
+                        % (p.name, f))
+                t.check(p.xdp() is None, "no XDP program left on %s" % p.name)
+
+
+if __name__ == "__main__":
+    runner.run(main, "ovs", __doc__.splitlines()[0])

@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Multi-segment Tx: the true segment limits reported, chains sent, a chain too long for the copy dropped and counted.
+
+testpmd txonly with multi-segment frames (`--txpkts=a,b,c`, the
+MULTI_SEGS offload), to the veth peer:
+1. `show port info 0` reports 65535 segments per packet and per MTU (a
+   chain is copied into one UMEM mbuf, whatever its segments; 0, as before,
+   says none).
+2. Chains of SHORT (128 bytes in 3 segments) reach the peer: its rx_bytes
+   grow by 128 per frame, and every frame sent was a copy (tx_q0_copies).
+3. Chains of LONG (2148 bytes: more than a fresh 2176-byte mbuf holds after
+   its 128-byte headroom, less than a chunk), with the peer's MTU raised so
+   that it would take them: none reaches the peer, each is counted
+   (tx_q0_dropped, TX-errors); the copy would have run past the mbuf.
+4. Short chains again: they still reach the peer.
+"""
+
+import time
+
+from afxdp_test import env, runner, testpmd, topo
+
+SHORT = [64, 32, 32]
+LONG = [1024, 1024, 100]
+MULTI_SEGS = 0x8000          # RTE_ETH_TX_OFFLOAD_MULTI_SEGS
+WINDOW = 1.0                 # seconds of sending (not a rate measurement)
+SETTLE = 0.5
+SEG_LIMITS = {"Max segment number per packet": "65535",
+              "Max segment number per MTU/TSO": "65535"}
+
+
+def peer_counts(peer):
+    """(rx_packets, rx_bytes) from sysfs: consistent only while nothing arrives."""
+    return peer.sysfs_stat("rx_packets"), peer.sysfs_stat("rx_bytes")
+
+
+def send_for_a_while(tp, peer, segs):
+    """Returns (frames, bytes) the peer received, and testpmd's counters."""
+    tp.cmd("set txpkts %s" % ",".join(map(str, segs)))
+    tp.cmd("clear port stats all")
+    before = peer_counts(peer)
+    tp.cmd("start")
+    time.sleep(WINDOW)
+    tp.cmd("stop")
+    time.sleep(SETTLE)
+    after = peer_counts(peer)
+    return (after[0] - before[0], after[1] - before[1]), tp.port_stats(0), tp.xstats(0)
+
+
+def short_chains(t, tp, peer, when):
+    (frames, nbytes), st, xs = send_for_a_while(tp, peer, SHORT)
+    size = sum(SHORT)
+    t.check(frames > 0, "%d-byte frames in %d segments reach the peer (%s): %d"
+            % (size, len(SHORT), when, frames))
+    t.equal(nbytes, frames * size, "the peer's rx_bytes == %d x frames (%s)" % (size, when))
+    t.check(xs.get("tx_q0_copies", 0) >= st["TX-packets"] > 0,
+            "each chain sent was a copy (%s): tx_q0_copies %s, TX-packets %d"
+            % (when, xs.get("tx_q0_copies"), st["TX-packets"]))
+    t.equal(st["TX-errors"], 0, "TX-errors (%s)" % when)
+
+
+def main(t):
+    with topo.Topology() as net:
+        dut, gen = net.netns("dut"), net.netns("gen")
+        port, peer = net.veth(dut, "d0", gen, "g0")
+        app = ["--txpkts=%s" % ",".join(map(str, SHORT)), "--eth-peer=0,%s" % peer.mac,
+               "--tx-offloads=0x%x" % MULTI_SEGS]
+        with testpmd.TestPmd(dut, ["net_af_xdp0,iface=%s" % port.name], fwd="txonly",
+                             app_extra=app) as tp:
+            info = tp.port_info(0)
+            t.equal({k: info.get(k) for k in SEG_LIMITS}, SEG_LIMITS,
+                    "the Tx segment limits in show port info")
+            short_chains(t, tp, peer, "first")
+
+            peer.ip("link", "set", "dev", peer.name, "mtu", str(sum(LONG)))
+            (frames, _), st, xs = send_for_a_while(tp, peer, LONG)
+            env.log("long chains: peer got %d, TX-packets %d, TX-errors %d, tx_q0_dropped %s"
+                    % (frames, st["TX-packets"], st["TX-errors"], xs.get("tx_q0_dropped")))
+            t.equal(frames, 0, "%d-byte chains reaching the peer" % sum(LONG))
+            t.check(st["TX-errors"] > 0 and xs.get("tx_q0_dropped") == st["TX-errors"],
+                    "they are dropped and counted: TX-errors %d, tx_q0_dropped %s"
+                    % (st["TX-errors"], xs.get("tx_q0_dropped")))
+            peer.ip("link", "set", "dev", peer.name, "mtu", "1500")
+
+            short_chains(t, tp, peer, "after the long ones")
+            t.quit_testpmd(tp, net)
+
+
+if __name__ == "__main__":
+    runner.run(main, "tx_segments", __doc__.splitlines()[0])
