@@ -78,6 +78,22 @@ static TAILQ_HEAD(, af_xdp_prog_attachment) attachments =
 	TAILQ_HEAD_INITIALIZER(attachments);
 static pthread_mutex_t attach_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/*
+ * libbpf's and libxdp's errors are negative errno values or libbpf's own
+ * codes (-LIBBPF_ERRNO__*, from 4000 on), which strerror() calls "Unknown
+ * error"; libbpf_strerror() has words for both.
+ */
+#define LIB_ERR_LEN 128
+#define lib_strerror(err) lib_strerror_r((err), (char[LIB_ERR_LEN]){ 0 }, LIB_ERR_LEN)
+
+static const char *
+lib_strerror_r(int err, char *buf, size_t size)
+{
+	if (libbpf_strerror(err, buf, size) != 0)
+		snprintf(buf, size, "error %d", err);
+	return buf;
+}
+
 /* libbpf and libxdp speak through our log type, at a level that fits. */
 static int
 lib_print(int level, const char *fmt, va_list ap)
@@ -267,11 +283,11 @@ explain_attach_failure(const struct af_xdp_port *port, int err)
 	if (bpf_xdp_query(port->ifindex, 0, &q) == 0 && q.prog_id != 0) {
 		AF_XDP_PORT_LOG(ERR, port,
 				"cannot attach the XDP program to %s: %s; XDP program id %u is already attached there and is not managed by libxdp. Remove it (ip link set dev %s xdp off), or reuse it with xdp_prog= or use_pinned_map=1",
-				iface, strerror(-err), q.prog_id, iface);
+				iface, lib_strerror(err), q.prog_id, iface);
 		return;
 	}
 	AF_XDP_PORT_LOG(ERR, port, "cannot attach the XDP program to %s in %s mode: %s%s",
-			iface, af_xdp_attach_mode_name(port->args.mode), strerror(-err),
+			iface, af_xdp_attach_mode_name(port->args.mode), lib_strerror(err),
 			err == -EOPNOTSUPP ? " (the driver lacks this XDP mode: try mode=skb)" :
 			err == -EPERM ? " (needs CAP_NET_ADMIN and CAP_BPF: run as root)" : "");
 }
@@ -377,7 +393,7 @@ open_builtin_program(const struct af_xdp_port *port, struct af_xdp_prog_attachme
 	obj = bpf_object__open_mem(af_xdp_bpf_obj, af_xdp_bpf_obj_len, &opts);
 	if (obj == NULL) {
 		AF_XDP_PORT_LOG(ERR, port, "cannot open the built-in XDP object: %s",
-				strerror(errno));
+				lib_strerror(errno));
 		return -EINVAL;
 	}
 	chosen = bpf_object__find_program_by_name(obj, name);
@@ -399,13 +415,35 @@ open_builtin_program(const struct af_xdp_port *port, struct af_xdp_prog_attachme
 	prog = xdp_program__create(&xopts);
 	if (libxdp_get_error(prog)) {
 		AF_XDP_PORT_LOG(ERR, port, "libxdp refused the built-in program %s: %s", name,
-				strerror(-(int)libxdp_get_error(prog)));
+				lib_strerror((int)libxdp_get_error(prog)));
 		bpf_object__close(obj);
 		return -EINVAL;
 	}
 	att->prog = prog;
 	att->obj = obj;
 	return 0;
+}
+
+/*
+ * libxdp takes the object's first program and loads it as XDP whatever its
+ * section says: a program meant for another hook (tc, ...) would be
+ * attached, and run on the wrong context, if the verifier let it through.
+ */
+static int
+check_user_program_type(const struct af_xdp_port *port, struct xdp_program *prog)
+{
+	struct bpf_object *obj = xdp_program__bpf_obj(prog);
+	struct bpf_program *bp = obj != NULL ?
+		bpf_object__find_program_by_name(obj, xdp_program__name(prog)) : NULL;
+	enum bpf_prog_type type = bp != NULL ? bpf_program__type(bp) : BPF_PROG_TYPE_UNSPEC;
+
+	if (type == BPF_PROG_TYPE_XDP || type == BPF_PROG_TYPE_UNSPEC)
+		return 0;
+	AF_XDP_PORT_LOG(ERR, port,
+			"%s=%s is not an XDP object: its program %s (section \"%s\") is a %s program; give an object whose first program is in an \"xdp\" section",
+			AF_XDP_ARG_XDP_PROG, port->args.xdp_prog, xdp_program__name(prog),
+			bpf_program__section_name(bp), libbpf_bpf_prog_type_str(type));
+	return -EINVAL;
 }
 
 static int
@@ -416,7 +454,11 @@ open_user_program(const struct af_xdp_port *port, struct af_xdp_prog_attachment 
 	if (libxdp_get_error(prog)) {
 		AF_XDP_PORT_LOG(ERR, port, "cannot open %s=%s as an XDP object: %s",
 				AF_XDP_ARG_XDP_PROG, port->args.xdp_prog,
-				strerror(-(int)libxdp_get_error(prog)));
+				lib_strerror((int)libxdp_get_error(prog)));
+		return -EINVAL;
+	}
+	if (check_user_program_type(port, prog) != 0) {
+		xdp_program__close(prog);
 		return -EINVAL;
 	}
 	att->prog = prog;
@@ -644,7 +686,7 @@ af_xdp_prog_detach(struct af_xdp_port *port)
 			AF_XDP_PORT_LOG(WARNING, port,
 					"cannot detach XDP program id %u from %s: %s; remove it with: ip link set dev %s xdp off",
 					xdp_program__id(att->prog), port->args.iface,
-					strerror(-ret), port->args.iface);
+					lib_strerror(ret), port->args.iface);
 		else
 			AF_XDP_PORT_LOG(INFO, port, "XDP program detached from %s",
 					port->args.iface);
