@@ -16,6 +16,7 @@
  *     AF_XDP device plugin, and we attach nothing.
  */
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -475,22 +476,225 @@ close_program(struct af_xdp_prog_attachment *att)
 	att->obj = NULL;
 }
 
-static void
-log_attached(const struct af_xdp_port *port, struct af_xdp_prog_attachment *att)
-{
-	struct xdp_multiprog *mp = xdp_multiprog__get_from_ifindex(port->ifindex);
-	bool dispatcher = !libxdp_get_error(mp) && mp != NULL && !xdp_multiprog__is_legacy(mp);
+/*
+ * libxdp 1.3.1, Debian 12's, leaks a descriptor of each program it finds on
+ * an interface: xdp_multiprog__get_from_ifindex(), which
+ * xdp_program__attach() and xdp_program__detach() call as well, opens each
+ * program (by id, or by its pin under the dispatcher), keeps a duplicate and
+ * closes only the duplicate (fixed in libxdp 1.4.0).  A leaked descriptor
+ * keeps its program loaded until the process exits: one program and two
+ * descriptors per port stop/start.  So each such call is bracketed: the
+ * program descriptors the process holds are noted before it, and those
+ * opened during it for one of the interface's programs are closed after it.
+ * No one else opens these programs meanwhile: they are on an interface of
+ * ours, and this file calls libxdp under attach_lock.
+ */
+#define IFACE_MAX_PROGS	16	/* a dispatcher and its programs (libxdp: 10 at most) */
+#define GUARD_MAX_FDS	256
 
-	att->mode = !libxdp_get_error(mp) && mp != NULL ?
-		    xdp_multiprog__attach_mode(mp) : XDP_MODE_UNSPEC;
+struct prog_ids {
+	uint32_t id[IFACE_MAX_PROGS];
+	unsigned int n;
+};
+
+struct prog_fd {
+	int fd;
+	uint32_t id;
+};
+
+struct leak_guard {
+	struct prog_ids on_iface;	/* the programs the call may leak descriptors of */
+	struct prog_fd held[GUARD_MAX_FDS];	/* the process's program descriptors before */
+	unsigned int nb_held;
+	bool blind;			/* too many to note: close nothing */
+};
+
+static void
+add_prog_id(struct prog_ids *ids, const struct xdp_program *prog)
+{
+	uint32_t id = prog != NULL ? xdp_program__id(prog) : 0;
+	unsigned int i;
+
+	for (i = 0; i < ids->n; i++)
+		if (ids->id[i] == id)
+			return;
+	if (id != 0 && ids->n < RTE_DIM(ids->id))
+		ids->id[ids->n++] = id;
+}
+
+static bool
+has_prog_id(const struct prog_ids *ids, uint32_t id)
+{
+	unsigned int i;
+
+	for (i = 0; i < ids->n; i++)
+		if (ids->id[i] == id)
+			return true;
+	return false;
+}
+
+static bool
+is_prog_fd(int fd)
+{
+	char path[32], target[32];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	n = readlink(path, target, sizeof(target) - 1);
+	if (n <= 0)
+		return false;
+	target[n] = '\0';
+	return strcmp(target, "anon_inode:bpf-prog") == 0;
+}
+
+/* The process's descriptors of BPF programs, at most max; -errno. */
+static int
+list_prog_fds(struct prog_fd *out, unsigned int max, bool *more)
+{
+	DIR *dir = opendir("/proc/self/fd");
+	unsigned int n = 0;
+	struct dirent *e;
+
+	*more = false;
+	if (dir == NULL)
+		return -errno;
+	while ((e = readdir(dir)) != NULL) {
+		struct bpf_prog_info info = { 0 };
+		uint32_t len = sizeof(info);
+		int fd = atoi(e->d_name);
+
+		if (e->d_name[0] < '0' || e->d_name[0] > '9' || fd == dirfd(dir) ||
+		    !is_prog_fd(fd) || bpf_obj_get_info_by_fd(fd, &info, &len) != 0)
+			continue;
+		if (n == max) {
+			*more = true;
+			break;
+		}
+		out[n++] = (struct prog_fd){ .fd = fd, .id = info.id };
+	}
+	closedir(dir);
+	return (int)n;
+}
+
+/* Note the program descriptors the process holds now. */
+static void
+note_held(struct leak_guard *g)
+{
+	int n = list_prog_fds(g->held, RTE_DIM(g->held), &g->blind);
+
+	g->blind |= n < 0;
+	g->nb_held = n > 0 ? (unsigned int)n : 0;
+}
+
+static bool
+held_before(const struct leak_guard *g, const struct prog_fd *p)
+{
+	unsigned int i;
+
+	for (i = 0; i < g->nb_held; i++)
+		if (g->held[i].fd == p->fd && g->held[i].id == p->id)
+			return true;
+	return false;
+}
+
+/* Close the descriptors of the interface's programs opened since note_held(). */
+static void
+close_leaked(struct leak_guard *g)
+{
+	struct prog_fd now[GUARD_MAX_FDS];
+	bool more;
+	int i, n;
+
+	if (g->on_iface.n == 0 || g->blind)
+		return;
+	n = list_prog_fds(now, RTE_DIM(now), &more);
+	for (i = 0; i < n; i++)
+		if (has_prog_id(&g->on_iface, now[i].id) && !held_before(g, &now[i])) {
+			AF_XDP_LOG(DEBUG, "closing descriptor %d of XDP program id %u, leaked by libxdp",
+				   now[i].fd, now[i].id);
+			close(now[i].fd);
+		}
+}
+
+/*
+ * The programs on the interface, as libxdp sees them: one attached alone,
+ * or a dispatcher and the programs under it.
+ */
+static void
+find_iface_programs(int ifindex, struct prog_ids *ids)
+{
+	LIBBPF_OPTS(bpf_xdp_query_opts, q);
+	struct xdp_program *p = NULL;
+	struct xdp_multiprog *mp;
+	struct leak_guard g;
+
+	ids->n = 0;
+	if (bpf_xdp_query(ifindex, 0, &q) != 0 ||
+	    (q.drv_prog_id == 0 && q.skb_prog_id == 0 && q.hw_prog_id == 0))
+		return;
+	/* Which programs the lookup leaks is known only after it: all it found. */
+	note_held(&g);
+	mp = xdp_multiprog__get_from_ifindex(ifindex);
+	if (libxdp_get_error(mp) || mp == NULL)
+		return;
+	add_prog_id(ids, xdp_multiprog__main_prog(mp));
+	add_prog_id(ids, xdp_multiprog__hw_prog(mp));
+	while ((p = xdp_multiprog__next_prog(p, mp)) != NULL)
+		add_prog_id(ids, p);
+	xdp_multiprog__close(mp);
+	g.on_iface = *ids;
+	close_leaked(&g);
+}
+
+/* Before a libxdp call on the interface; after it, close_leaked(). */
+static void
+libxdp_call_begin(int ifindex, struct leak_guard *g)
+{
+	find_iface_programs(ifindex, &g->on_iface);
+	g->nb_held = 0;
+	g->blind = false;
+	if (g->on_iface.n != 0)
+		note_held(g);
+}
+
+/*
+ * How the program just attached runs: in which mode, and alone or under
+ * libxdp's dispatcher (the interface's program is then another one).
+ */
+static void
+note_attachment(const struct af_xdp_port *port, struct af_xdp_prog_attachment *att)
+{
+	LIBBPF_OPTS(bpf_xdp_query_opts, q);
+	uint32_t id = xdp_program__id(att->prog), main = 0;
+	bool dispatcher;
+
+	att->mode = XDP_MODE_UNSPEC;
+	if (bpf_xdp_query(port->ifindex, 0, &q) == 0) {
+		bool skb = q.skb_prog_id != 0 && (q.drv_prog_id == 0 || q.skb_prog_id == id);
+
+		att->mode = skb ? XDP_MODE_SKB : q.drv_prog_id != 0 ? XDP_MODE_NATIVE :
+			    q.hw_prog_id != 0 ? XDP_MODE_HW : XDP_MODE_UNSPEC;
+		main = skb ? q.skb_prog_id : q.drv_prog_id != 0 ? q.drv_prog_id : q.hw_prog_id;
+	}
+	dispatcher = main != 0 && main != id;
 	AF_XDP_PORT_LOG(INFO, port, "XDP program %s (%s, id %u) attached to %s in %s mode, %s",
-			xdp_program__name(att->prog), origin_names[att->origin],
-			xdp_program__id(att->prog), port->args.iface,
-			libxdp_mode_name(att->mode),
+			xdp_program__name(att->prog), origin_names[att->origin], id,
+			port->args.iface, libxdp_mode_name(att->mode),
 			dispatcher ? "under libxdp's dispatcher" :
 			"alone (libxdp's dispatcher is not in use)");
-	if (!libxdp_get_error(mp))
-		xdp_multiprog__close(mp);
+}
+
+/* Detach through libxdp, alone or from under the dispatcher: 0 or -errno. */
+static int
+detach_program(int ifindex, struct xdp_program *prog, enum xdp_attach_mode mode)
+{
+	struct leak_guard g;
+	int ret;
+
+	libxdp_call_begin(ifindex, &g);
+	ret = xdp_program__detach(prog, ifindex, mode, 0);
+	close_leaked(&g);
+	return ret;
 }
 
 /* Our own descriptor of a map: the program's go with the program. */
@@ -539,24 +743,27 @@ static int
 attach_program(struct af_xdp_port *port, struct af_xdp_prog_attachment *att)
 {
 	const char *what = att->origin == PROG_USER ? port->args.xdp_prog : "the built-in program";
+	struct leak_guard g;
 	int ret;
 
 	ret = att->origin == PROG_USER ? open_user_program(port, att) :
 	      open_builtin_program(port, att);
 	if (ret != 0)
 		return ret;
+	libxdp_call_begin(port->ifindex, &g);
 	ret = xdp_program__attach(att->prog, port->ifindex, libxdp_mode(port->args.mode), 0);
+	close_leaked(&g);
 	if (ret != 0) {
 		explain_attach_failure(port, ret);
 		close_program(att);
 		return ret;
 	}
-	log_attached(port, att);
+	note_attachment(port, att);
 	ret = take_maps(port, att, what);
 	if (ret != 0) {
 		/* Nothing of ours stays on the interface or open in the process. */
 		close_maps(att);
-		xdp_program__detach(att->prog, port->ifindex, att->mode, 0);
+		detach_program(port->ifindex, att->prog, att->mode);
 		close_program(att);
 	}
 	return ret;
@@ -677,11 +884,10 @@ af_xdp_prog_detach(struct af_xdp_port *port)
 		return;
 	}
 	TAILQ_REMOVE(&attachments, att, next);
-	pthread_mutex_unlock(&attach_lock);
 
 	if (att->prog != NULL) {
 		/* Removes only our program: libxdp leaves others (and theirs) in place. */
-		ret = xdp_program__detach(att->prog, att->ifindex, att->mode, 0);
+		ret = detach_program(att->ifindex, att->prog, att->mode);
 		if (ret != 0 && ret != -ENOENT)
 			AF_XDP_PORT_LOG(WARNING, port,
 					"cannot detach XDP program id %u from %s: %s; remove it with: ip link set dev %s xdp off",
@@ -692,6 +898,7 @@ af_xdp_prog_detach(struct af_xdp_port *port)
 					port->args.iface);
 		close_program(att);
 	}
+	pthread_mutex_unlock(&attach_lock);
 	close_maps(att);
 	rte_free(att);
 }
