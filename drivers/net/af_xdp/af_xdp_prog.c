@@ -14,6 +14,9 @@
  *   - the user's (xdp_prog=), which must have an XSKMAP named xsks_map,
  *   - or someone else's: the map comes from a pinned path or from the
  *     AF_XDP device plugin, and we attach nothing.
+ * Before attaching, a built-in program that a process which no longer
+ * exists left on the interface (killed before it could detach) is removed:
+ * each copy carries its owner's mark (af_xdp_owner.c).
  */
 
 #include <dirent.h>
@@ -36,6 +39,7 @@
 
 #include "af_xdp_cni.h"
 #include "af_xdp_kernel.h"
+#include "af_xdp_owner.h"
 #include "af_xdp_prog.h"
 
 #define XSKMAP_NAME "xsks_map"
@@ -274,25 +278,6 @@ check_xskmap(const struct af_xdp_port *port, int fd, const char *what)
 	return 0;
 }
 
-/* Say why an attach failed, with what is in the way if anything. */
-static void
-explain_attach_failure(const struct af_xdp_port *port, int err)
-{
-	LIBBPF_OPTS(bpf_xdp_query_opts, q);
-	const char *iface = port->args.iface;
-
-	if (bpf_xdp_query(port->ifindex, 0, &q) == 0 && q.prog_id != 0) {
-		AF_XDP_PORT_LOG(ERR, port,
-				"cannot attach the XDP program to %s: %s; XDP program id %u is already attached there and is not managed by libxdp. Remove it (ip link set dev %s xdp off), or reuse it with xdp_prog= or use_pinned_map=1",
-				iface, lib_strerror(err), q.prog_id, iface);
-		return;
-	}
-	AF_XDP_PORT_LOG(ERR, port, "cannot attach the XDP program to %s in %s mode: %s%s",
-			iface, af_xdp_attach_mode_name(port->args.mode), lib_strerror(err),
-			err == -EOPNOTSUPP ? " (the driver lacks this XDP mode: try mode=skb)" :
-			err == -EPERM ? " (needs CAP_NET_ADMIN and CAP_BPF: run as root)" : "");
-}
-
 static int
 find_xskmap(const struct af_xdp_port *port, struct xdp_program *prog, const char *what)
 {
@@ -332,18 +317,16 @@ set_redirect_xsk_helper(struct bpf_program *prog, int32_t helper)
 	return ret;
 }
 
-/* Set the u32 global `name` of the object's .rodata before load. */
+/* Set the global `name` of the object's .rodata, `size` bytes, before load. */
 static int
-set_rodata_u32(struct bpf_object *obj, const char *name, uint32_t value)
+set_rodata(struct bpf_object *obj, const char *name, const void *value, size_t size)
 {
 	const struct btf *btf = bpf_object__btf(obj);
-	const struct btf_var_secinfo *vs;
-	const struct btf_type *sec;
 	struct bpf_map *map;
 	const void *init;
-	size_t size;
+	size_t len;
 	void *data;
-	int id, i, ret = -ENOENT;
+	int id, off, ret;
 
 	id = btf != NULL ? btf__find_by_name_kind(btf, ".rodata", BTF_KIND_DATASEC) : -1;
 	if (id < 0)
@@ -351,27 +334,28 @@ set_rodata_u32(struct bpf_object *obj, const char *name, uint32_t value)
 	bpf_object__for_each_map(map, obj)
 		if (bpf_map__is_internal(map) && strstr(bpf_map__name(map), ".rodata") != NULL)
 			break;
-	init = map != NULL ? bpf_map__initial_value(map, &size) : NULL;
-	if (init == NULL)
+	init = map != NULL ? bpf_map__initial_value(map, &len) : NULL;
+	off = af_xdp_btf_var_offset(btf, (uint32_t)id, name, size);
+	if (init == NULL || off < 0 || (size_t)off + size > len)
 		return -ENOENT;
-	sec = btf__type_by_id(btf, (uint32_t)id);
-	vs = btf_var_secinfos(sec);
-	for (i = 0; i < btf_vlen(sec); i++, vs++) {
-		const struct btf_type *var = btf__type_by_id(btf, vs->type);
-
-		if (strcmp(btf__name_by_offset(btf, var->name_off), name) != 0 ||
-		    vs->size != sizeof(value) || vs->offset + sizeof(value) > size)
-			continue;
-		data = malloc(size);
-		if (data == NULL)
-			return -ENOMEM;
-		memcpy(data, init, size);
-		memcpy((char *)data + vs->offset, &value, sizeof(value));
-		ret = bpf_map__set_initial_value(map, data, size);
-		free(data);
-		break;
-	}
+	data = malloc(len);
+	if (data == NULL)
+		return -ENOMEM;
+	memcpy(data, init, len);
+	memcpy((char *)data + off, value, size);
+	ret = bpf_map__set_initial_value(map, data, len);
+	free(data);
 	return ret;
+}
+
+/* This process's mark in the copy about to be loaded. */
+static int
+set_owner_mark(struct bpf_object *obj)
+{
+	struct af_xdp_owner owner;
+	int ret = af_xdp_owner_self(&owner);
+
+	return ret != 0 ? ret : set_rodata(obj, AF_XDP_OWNER_VAR, &owner, sizeof(owner));
 }
 
 /*
@@ -386,6 +370,7 @@ open_builtin_program(const struct af_xdp_port *port, struct af_xdp_prog_attachme
 	bool direct = port->redirect == AF_XDP_REDIRECT_DIRECT;
 	const char *name = direct ? PROG_DIRECT_NAME : PROG_MAP_NAME;
 	DECLARE_LIBXDP_OPTS(xdp_program_opts, xopts, .prog_name = name);
+	uint32_t action = (uint32_t)port->redirect_xsk_action;
 	struct bpf_program *chosen, *other;
 	struct bpf_map *xskmap, *fallbacks;
 	struct xdp_program *prog;
@@ -406,8 +391,8 @@ open_builtin_program(const struct af_xdp_port *port, struct af_xdp_prog_attachme
 	    bpf_map__set_max_entries(xskmap, xskmap_entries(port)) != 0 ||
 	    (!direct && bpf_map__set_autocreate(fallbacks, false) != 0) ||
 	    (direct && set_redirect_xsk_helper(chosen, port->redirect_xsk_helper) != 0) ||
-	    (direct && set_rodata_u32(obj, ACTION_VAR_NAME,
-				      (uint32_t)port->redirect_xsk_action) != 0)) {
+	    set_owner_mark(obj) != 0 ||
+	    (direct && set_rodata(obj, ACTION_VAR_NAME, &action, sizeof(action)) != 0)) {
 		AF_XDP_PORT_LOG(ERR, port, "cannot prepare the built-in XDP program %s", name);
 		bpf_object__close(obj);
 		return -EINVAL;
@@ -697,6 +682,136 @@ detach_program(int ifindex, struct xdp_program *prog, enum xdp_attach_mode mode)
 	return ret;
 }
 
+static bool
+is_builtin_name(const char *name)
+{
+	return strcmp(name, PROG_MAP_NAME) == 0 || strcmp(name, PROG_DIRECT_NAME) == 0;
+}
+
+/*
+ * Program `id`, if it is a copy of a built-in program (by its name and its
+ * owner mark): its descriptor, name and owner; -ENOENT if it is not one.
+ */
+static int
+open_builtin_copy(uint32_t id, char name[BPF_OBJ_NAME_LEN], struct af_xdp_owner *owner)
+{
+	struct bpf_prog_info info = { 0 };
+	uint32_t len = sizeof(info);
+	int fd = bpf_prog_get_fd_by_id(id);
+
+	if (fd < 0)
+		return -errno;
+	if (bpf_obj_get_info_by_fd(fd, &info, &len) != 0 || !is_builtin_name(info.name) ||
+	    af_xdp_owner_read(fd, owner) != 0) {
+		close(fd);
+		return -ENOENT;
+	}
+	strlcpy(name, info.name, BPF_OBJ_NAME_LEN);
+	return fd;
+}
+
+/* Remove the copy `fd` of a built-in program from the interface. */
+static int
+detach_copy(int ifindex, int fd)
+{
+	struct xdp_program *prog = xdp_program__from_fd(fd);
+	int ret;
+
+	if (libxdp_get_error(prog))
+		return (int)libxdp_get_error(prog);
+	ret = detach_program(ifindex, prog, XDP_MODE_UNSPEC);
+	xdp_program__close(prog);
+	return ret;
+}
+
+/*
+ * A process killed before it could detach (SIGKILL, OOM) leaves its
+ * built-in program on the interface, attached alone or under libxdp's
+ * dispatcher.  Remove those whose owner no longer exists, and say so;
+ * programs of running processes, and everyone else's, stay.
+ */
+static void
+remove_orphans(const struct af_xdp_port *port)
+{
+	struct af_xdp_owner owner;
+	char name[BPF_OBJ_NAME_LEN];
+	struct prog_ids ids;
+	char who[192];
+	unsigned int i;
+	int fd, ret;
+
+	find_iface_programs(port->ifindex, &ids);
+	for (i = 0; i < ids.n; i++) {
+		fd = open_builtin_copy(ids.id[i], name, &owner);
+		if (fd < 0)
+			continue;
+		if (af_xdp_owner_state(&owner) == AF_XDP_OWNER_GONE) {
+			af_xdp_owner_describe(&owner, AF_XDP_OWNER_GONE, who, sizeof(who));
+			ret = detach_copy(port->ifindex, fd);
+			if (ret == 0)
+				AF_XDP_PORT_LOG(NOTICE, port,
+						"removed the orphaned XDP program %s (id %u) from %s: %s loaded it in %s; ours replaces it",
+						name, ids.id[i], port->args.iface, AF_XDP_PROJECT, who);
+			else
+				AF_XDP_PORT_LOG(WARNING, port,
+						"cannot remove the orphaned XDP program %s (id %u) from %s, loaded in %s: %s",
+						name, ids.id[i], port->args.iface, who,
+						lib_strerror(ret));
+		}
+		close(fd);
+	}
+}
+
+/* The attach failed on a copy of ours that a process attached alone. */
+static void
+explain_attached_copy(const struct af_xdp_port *port, int err, uint32_t id, const char *name,
+		      const struct af_xdp_owner *owner)
+{
+	enum af_xdp_owner_state state = af_xdp_owner_state(owner);
+	const char *iface = port->args.iface;
+	char who[192];
+
+	af_xdp_owner_describe(owner, state, who, sizeof(who));
+	if (state == AF_XDP_OWNER_RUNNING)
+		AF_XDP_PORT_LOG(ERR, port,
+				"cannot attach the XDP program to %s: %s; %s's XDP program %s (id %u) is attached there alone (libxdp's dispatcher is not in use) by %s, and steers frames to that process's sockets only. Stop that process first, or give this one another interface",
+				iface, lib_strerror(err), AF_XDP_PROJECT, name, id, who);
+	else
+		AF_XDP_PORT_LOG(ERR, port,
+				"cannot attach the XDP program to %s: %s; %s's XDP program %s (id %u) is attached there, by %s. %s: ip link set dev %s xdp off",
+				iface, lib_strerror(err), AF_XDP_PROJECT, name, id, who,
+				state == AF_XDP_OWNER_GONE ? "Remove it" :
+				"If that process no longer runs, remove the program", iface);
+}
+
+/* Say why an attach failed, with what is in the way if anything. */
+static void
+explain_attach_failure(const struct af_xdp_port *port, int err)
+{
+	LIBBPF_OPTS(bpf_xdp_query_opts, q);
+	const char *iface = port->args.iface;
+	char name[BPF_OBJ_NAME_LEN];
+	struct af_xdp_owner owner;
+	int fd;
+
+	if (bpf_xdp_query(port->ifindex, 0, &q) == 0 && q.prog_id != 0) {
+		fd = open_builtin_copy(q.prog_id, name, &owner);
+		if (fd >= 0) {
+			close(fd);
+			explain_attached_copy(port, err, q.prog_id, name, &owner);
+			return;
+		}
+		AF_XDP_PORT_LOG(ERR, port,
+				"cannot attach the XDP program to %s: %s; XDP program id %u is already attached there and is not managed by libxdp. Remove it (ip link set dev %s xdp off), or reuse it with xdp_prog= or use_pinned_map=1",
+				iface, lib_strerror(err), q.prog_id, iface);
+		return;
+	}
+	AF_XDP_PORT_LOG(ERR, port, "cannot attach the XDP program to %s in %s mode: %s%s",
+			iface, af_xdp_attach_mode_name(port->args.mode), lib_strerror(err),
+			err == -EOPNOTSUPP ? " (the driver lacks this XDP mode: try mode=skb)" :
+			err == -EPERM ? " (needs CAP_NET_ADMIN and CAP_BPF: run as root)" : "");
+}
+
 /* Our own descriptor of a map: the program's go with the program. */
 static int
 dup_map_fd(const struct af_xdp_port *port, int fd, const char *what)
@@ -750,6 +865,7 @@ attach_program(struct af_xdp_port *port, struct af_xdp_prog_attachment *att)
 	      open_builtin_program(port, att);
 	if (ret != 0)
 		return ret;
+	remove_orphans(port);
 	libxdp_call_begin(port->ifindex, &g);
 	ret = xdp_program__attach(att->prog, port->ifindex, libxdp_mode(port->args.mode), 0);
 	close_leaked(&g);
