@@ -984,6 +984,27 @@ out:
 	return ret;
 }
 
+static void
+log_detached(const struct af_xdp_port *port, const struct af_xdp_prog_attachment *att, int ret)
+{
+	char name[IF_NAMESIZE];
+
+	if (ret == 0)
+		AF_XDP_PORT_LOG(INFO, port, "XDP program detached from %s", port->args.iface);
+	else if (ret == -ENOENT && if_indextoname((unsigned int)att->ifindex, name) == NULL)
+		AF_XDP_PORT_LOG(INFO, port, "%s no longer exists: its XDP program went with it",
+				port->args.iface);
+	else if (ret == -ENOENT)
+		AF_XDP_PORT_LOG(WARNING, port,
+				"our XDP program id %u was no longer on %s: someone else removed or replaced it",
+				xdp_program__id(att->prog), port->args.iface);
+	else
+		AF_XDP_PORT_LOG(WARNING, port,
+				"cannot detach XDP program id %u from %s: %s; remove it with: ip link set dev %s xdp off",
+				xdp_program__id(att->prog), port->args.iface, lib_strerror(ret),
+				port->args.iface);
+}
+
 void
 af_xdp_prog_detach(struct af_xdp_port *port)
 {
@@ -1004,14 +1025,7 @@ af_xdp_prog_detach(struct af_xdp_port *port)
 	if (att->prog != NULL) {
 		/* Removes only our program: libxdp leaves others (and theirs) in place. */
 		ret = detach_program(att->ifindex, att->prog, att->mode);
-		if (ret != 0 && ret != -ENOENT)
-			AF_XDP_PORT_LOG(WARNING, port,
-					"cannot detach XDP program id %u from %s: %s; remove it with: ip link set dev %s xdp off",
-					xdp_program__id(att->prog), port->args.iface,
-					lib_strerror(ret), port->args.iface);
-		else
-			AF_XDP_PORT_LOG(INFO, port, "XDP program detached from %s",
-					port->args.iface);
+		log_detached(port, att, ret);
 		close_program(att);
 	}
 	pthread_mutex_unlock(&attach_lock);
