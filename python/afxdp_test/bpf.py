@@ -21,6 +21,7 @@ it); unset, the build directory the plugin (AFXDP_PLUGIN) belongs to is
 searched.
 """
 
+import contextlib
 import ctypes
 import json
 import os
@@ -115,6 +116,25 @@ class Program:
                             lambda: detach_if(iface, self.id))
 
 
+def marked_programs():
+    """The loaded copies of the driver's built-in programs, with their owner
+    mark (`bpftool prog show` prints it as metadata): [{'id', 'name', 'pid',
+    'start_time'}]."""
+    out = json.loads(env.run([bpftool(), "-j", "prog", "show"]).stdout or "[]")
+    found = []
+    for p in out:
+        owner = (p.get("metadata") or {}).get("afxdp_owner")
+        if owner and owner.get("magic"):
+            found.append({"id": int(p["id"]), "name": p.get("name", ""),
+                          "pid": int(owner["pid"]), "start_time": int(owner["start_time"])})
+    return found
+
+
+def prog_exists(prog_id):
+    """Whether program `prog_id` is still loaded in the kernel."""
+    return env.run([bpftool(), "prog", "show", "id", str(prog_id)], check=False).returncode == 0
+
+
 def attached_prog_id(iface):
     """The id of the XDP program attached to `iface` (any mode), or None."""
     x = iface.link().get("xdp")
@@ -196,3 +216,25 @@ class Bpffs:
             env.unmount(self.mount)
         if os.path.isdir(self.mount):
             os.rmdir(self.mount)
+
+
+@contextlib.contextmanager
+def libxdp_bpffs():
+    """A bpffs for libxdp (LIBXDP_BPFFS) in the processes started in the block.
+
+    libxdp's dispatcher needs a bpffs to pin its programs, and `ip netns
+    exec` hides /sys/fs/bpf: without this, the driver's program is always
+    attached alone. With it, the dispatcher is used where the kernel lets
+    libxdp load it (the VM); where it cannot (this host: EPERM), the program
+    is still attached alone. The driver's start-up line says which
+    (dpdk_output.startup()['dispatcher'])."""
+    old = os.environ.get("LIBXDP_BPFFS")
+    with Bpffs() as fs:
+        os.environ["LIBXDP_BPFFS"] = fs.mount
+        try:
+            yield fs
+        finally:
+            if old is None:
+                os.environ.pop("LIBXDP_BPFFS", None)
+            else:
+                os.environ["LIBXDP_BPFFS"] = old

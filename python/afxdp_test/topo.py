@@ -224,6 +224,15 @@ class Topology:
                 ifc.set_up()
         return a, b
 
+    def delete_veth(self, end):
+        """Delete the veth pair of `end` (both ends go), as an operator or a
+        container runtime would under a running application."""
+        end.ip("link", "del", "dev", end.name)
+        for ifc in (end, end.peer):
+            if ifc is not None and ifc in ifc.ns.ifaces:
+                ifc.ns.ifaces.remove(ifc)
+        env.log("deleted veth %s/%s" % (end.name, end.peer.name if end.peer else "?"))
+
     def close(self):
         while self.namespaces:
             ns = self.namespaces.pop()

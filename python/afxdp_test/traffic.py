@@ -40,6 +40,21 @@ def send(iface, dst, count, sizes=SIZES, kind="raw", flows=1, src=None, stream="
     return res
 
 
+def send_spread(port, peer, count, sizes, flows, stream="spread"):
+    """Send `count` UDP frames of `flows` flows from `peer` to `port`, which
+    veth spreads over port's queues; returns the kernel's per-queue count of
+    them (veth's rx_queue_N_xdp_packets). HarnessError unless every queue got
+    some."""
+    kbefore = port.kernel_rx_queue_packets()
+    send(peer, port.mac, count, sizes, kind="udp", flows=flows, stream=stream)
+    kernel = [a - b for a, b in zip(port.kernel_rx_queue_packets(), kbefore)]
+    env.log("kernel per-queue receive (veth rx_queue_N_xdp_packets): %s" % kernel)
+    if sum(kernel) != count or min(kernel) == 0:
+        raise env.HarnessError("the sender did not spread %d frames over %d queues "
+                               "(veth counted %s)" % (count, port.queues, kernel))
+    return kernel
+
+
 class _FramesChild:
     """A frames.py receiver in the interface's namespace: started by `with`,
     which returns once it has bound (it prints READY); its JSON result read

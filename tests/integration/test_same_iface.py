@@ -32,14 +32,7 @@ def rx_packets(tp):
 def send_spread(port, peer, count, stream):
     """Send `count` UDP frames over both queues; returns the kernel's
     per-queue counts of them."""
-    kbefore = port.kernel_rx_queue_packets()
-    traffic.send(peer, port.mac, count, SIZES, kind="udp", flows=FLOWS, stream=stream)
-    kernel = [a - b for a, b in zip(port.kernel_rx_queue_packets(), kbefore)]
-    env.log("kernel per-queue receive (veth rx_queue_N_xdp_packets): %s" % kernel)
-    if sum(kernel) != count or min(kernel) == 0:
-        raise env.HarnessError("the sender did not spread %d frames over %d queues "
-                               "(veth counted %s)" % (count, QUEUES, kernel))
-    return kernel
+    return traffic.send_spread(port, peer, count, SIZES, FLOWS, stream)
 
 
 def received(tp, before, expect):

@@ -16,7 +16,14 @@
    xdp.frags (the kernel alone would refuse with ERANGE); no program is left
    attached. The same program built multi-buffer aware
    (xdp_ethertype_frags.bpf.o) starts there and receives 9000-byte frames.
+4. Files that are no XDP object: a text file, an x86 ELF (/bin/true) and
+   bpf/tc_not_xdp.bpf.o (a tc program, which libxdp alone would load as XDP):
+   the port fails to start, and the message says why in words (libbpf's
+   "BPF object format invalid", or the program's type), never a bare
+   "Unknown error 4001" (libbpf's codes through strerror); no program is left.
 """
+
+import os
 
 from afxdp_test import bpf, dpdk_output, env, runner, testpmd, topo, traffic
 
@@ -24,6 +31,14 @@ GOOD_OBJ = "xdp_ethertype"
 FRAGS_OBJ = "xdp_ethertype_frags"
 GOOD_PROG_NAME = "test_ethertype"    # its function name: the program's name
 BAD_OBJ = "xdp_no_xsks_map"
+TC_OBJ = "tc_not_xdp"
+# (file, words the refusal must contain)
+NOT_XDP = [
+    ("text", "BPF object format invalid"),
+    ("/bin/true", "BPF object format invalid"),
+    (TC_OBJ, "is not an XDP object: its program tc_not_xdp (section \"tc\") is a sched_cls "
+             "program"),
+]
 MAP_NAME = "xsks_map"
 SIZES = [60, 512, 1500]
 RAW_FRAMES = 300
@@ -105,14 +120,36 @@ def not_frags_at_jumbo_mtu(t, net, dut, port, peer, obj):
         ifc.set_mtu(1500)
 
 
+def not_xdp(t, net, dut, port, path, words):
+    vdev = "net_af_xdp0,iface=%s,xdp_prog=%s" % (port.name, path)
+    with testpmd.TestPmd(dut, [vdev], fwd="rxonly", label="testpmd[%s]"
+                         % os.path.basename(path)) as tp:
+        log = dpdk_output.clean(tp.startup_output)
+        t.check("Fail to start port 0" in log, "port 0 does not start with %s" % vdev,
+                "\n".join(dpdk_output.problem_lines(log)))
+        said = [ln.strip() for ln in log.splitlines() if "xdp_prog=%s" % path in ln]
+        for ln in said:
+            env.log("    | %s" % ln)
+        t.check(any(words in ln for ln in said), "%s: the refusal says %r" % (path, words),
+                "\n".join(dpdk_output.problem_lines(log)))
+        t.check("Unknown error" not in log, "%s: no \"Unknown error\" in the log" % path)
+        t.quit_testpmd(tp, net)
+
+
 def main(t):
     good, bad = bpf.obj(GOOD_OBJ), bpf.obj(BAD_OBJ)
+    text = os.path.join(env.run_dir(), "not-an-object.o")
+    with open(text, "w") as f:
+        f.write("not a BPF object\n")
+    files = {"text": text, TC_OBJ: bpf.obj(TC_OBJ)}
     with topo.Topology() as net:
         dut, gen = net.netns("dut"), net.netns("gen")
         port, peer = net.veth(dut, "d0", gen, "g0")
         with_user_program(t, net, dut, port, peer, good)
         without_xsks_map(t, net, dut, port, bad)
         not_frags_at_jumbo_mtu(t, net, dut, port, peer, good)
+        for name, words in NOT_XDP:
+            not_xdp(t, net, dut, port, files.get(name, name), words)
 
 
 if __name__ == "__main__":

@@ -8,8 +8,10 @@
 /*
  * What the built-in XDP programs (bpf/af_xdp_redirect.bpf.c) and the driver
  * (af_xdp_prog.c) agree on.  Included by both, so it uses nothing but the C
- * language: no DPDK, no libbpf.
+ * language and the kernel's UAPI types: no DPDK, no libbpf.
  */
+
+#include <linux/types.h>
 
 /*
  * The helper number compiled into afxdp_direct's call of bpf_redirect_xsk();
@@ -23,6 +25,27 @@ enum af_xdp_fallback {
 	AF_XDP_FALLBACK_VIA_MAP,	/* through the XSKMAP: not one socket on the queue */
 	AF_XDP_FALLBACK_PASSED,		/* to the kernel stack: no socket on the queue */
 	AF_XDP_FALLBACK_MAX,
+};
+
+/*
+ * The owner mark: which process loaded this copy of a built-in program.
+ * The driver sets it before load (a .rodata global, which libbpf binds to
+ * the program) and reads it back from a program it finds attached, to tell
+ * its own program left behind by a process that died (SIGKILL, OOM), which
+ * it replaces, from one a live process still uses, which it leaves alone.
+ * The process is named by its pid and start time, so that a reused pid is
+ * not taken for the owner, within its PID namespace.  The bpf_metadata_
+ * prefix makes `bpftool prog show` print it.
+ */
+#define AF_XDP_OWNER_VAR	"bpf_metadata_afxdp_owner"
+#define AF_XDP_OWNER_MAGIC	0x61665f7864705f31ULL	/* "af_xdp_1": this layout */
+
+struct af_xdp_owner {
+	__u64 magic;		/* AF_XDP_OWNER_MAGIC; 0 in the object as built */
+	__u64 start_time;	/* clock ticks after boot: /proc/<pid>/stat, field 22 */
+	__u64 pid_ns;		/* inode of the PID namespace pid is in */
+	__u32 pid;
+	__u32 reserved;
 };
 
 #endif /* AF_XDP_BPF_ABI_H */

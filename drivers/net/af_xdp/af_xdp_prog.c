@@ -14,8 +14,12 @@
  *   - the user's (xdp_prog=), which must have an XSKMAP named xsks_map,
  *   - or someone else's: the map comes from a pinned path or from the
  *     AF_XDP device plugin, and we attach nothing.
+ * Before attaching, a built-in program that a process which no longer
+ * exists left on the interface (killed before it could detach) is removed:
+ * each copy carries its owner's mark (af_xdp_owner.c).
  */
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -36,6 +40,7 @@
 #include "af_xdp_cni.h"
 #include "af_xdp_iface.h"
 #include "af_xdp_kernel.h"
+#include "af_xdp_owner.h"
 #include "af_xdp_prog.h"
 
 #define XSKMAP_NAME "xsks_map"
@@ -78,6 +83,22 @@ struct af_xdp_prog_attachment {
 static TAILQ_HEAD(, af_xdp_prog_attachment) attachments =
 	TAILQ_HEAD_INITIALIZER(attachments);
 static pthread_mutex_t attach_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/*
+ * libbpf's and libxdp's errors are negative errno values or libbpf's own
+ * codes (-LIBBPF_ERRNO__*, from 4000 on), which strerror() calls "Unknown
+ * error"; libbpf_strerror() has words for both.
+ */
+#define LIB_ERR_LEN 128
+#define lib_strerror(err) lib_strerror_r((err), (char[LIB_ERR_LEN]){ 0 }, LIB_ERR_LEN)
+
+static const char *
+lib_strerror_r(int err, char *buf, size_t size)
+{
+	if (libbpf_strerror(err, buf, size) != 0)
+		snprintf(buf, size, "error %d", err);
+	return buf;
+}
 
 /* libbpf and libxdp speak through our log type, at a level that fits. */
 static int
@@ -258,25 +279,6 @@ check_xskmap(const struct af_xdp_port *port, int fd, const char *what)
 	return 0;
 }
 
-/* Say why an attach failed, with what is in the way if anything. */
-static void
-explain_attach_failure(const struct af_xdp_port *port, int err)
-{
-	LIBBPF_OPTS(bpf_xdp_query_opts, q);
-	const char *iface = port->args.iface;
-
-	if (bpf_xdp_query(port->ifindex, 0, &q) == 0 && q.prog_id != 0) {
-		AF_XDP_PORT_LOG(ERR, port,
-				"cannot attach the XDP program to %s: %s; XDP program id %u is already attached there and is not managed by libxdp. Remove it (ip link set dev %s xdp off), or reuse it with xdp_prog= or use_pinned_map=1",
-				iface, strerror(-err), q.prog_id, iface);
-		return;
-	}
-	AF_XDP_PORT_LOG(ERR, port, "cannot attach the XDP program to %s in %s mode: %s%s",
-			iface, af_xdp_attach_mode_name(port->args.mode), strerror(-err),
-			err == -EOPNOTSUPP ? " (the driver lacks this XDP mode: try mode=skb)" :
-			err == -EPERM ? " (needs CAP_NET_ADMIN and CAP_BPF: run as root)" : "");
-}
-
 static int
 find_xskmap(const struct af_xdp_port *port, struct xdp_program *prog, const char *what)
 {
@@ -316,18 +318,16 @@ set_redirect_xsk_helper(struct bpf_program *prog, int32_t helper)
 	return ret;
 }
 
-/* Set the u32 global `name` of the object's .rodata before load. */
+/* Set the global `name` of the object's .rodata, `size` bytes, before load. */
 static int
-set_rodata_u32(struct bpf_object *obj, const char *name, uint32_t value)
+set_rodata(struct bpf_object *obj, const char *name, const void *value, size_t size)
 {
 	const struct btf *btf = bpf_object__btf(obj);
-	const struct btf_var_secinfo *vs;
-	const struct btf_type *sec;
 	struct bpf_map *map;
 	const void *init;
-	size_t size;
+	size_t len;
 	void *data;
-	int id, i, ret = -ENOENT;
+	int id, off, ret;
 
 	id = btf != NULL ? btf__find_by_name_kind(btf, ".rodata", BTF_KIND_DATASEC) : -1;
 	if (id < 0)
@@ -335,27 +335,28 @@ set_rodata_u32(struct bpf_object *obj, const char *name, uint32_t value)
 	bpf_object__for_each_map(map, obj)
 		if (bpf_map__is_internal(map) && strstr(bpf_map__name(map), ".rodata") != NULL)
 			break;
-	init = map != NULL ? bpf_map__initial_value(map, &size) : NULL;
-	if (init == NULL)
+	init = map != NULL ? bpf_map__initial_value(map, &len) : NULL;
+	off = af_xdp_btf_var_offset(btf, (uint32_t)id, name, size);
+	if (init == NULL || off < 0 || (size_t)off + size > len)
 		return -ENOENT;
-	sec = btf__type_by_id(btf, (uint32_t)id);
-	vs = btf_var_secinfos(sec);
-	for (i = 0; i < btf_vlen(sec); i++, vs++) {
-		const struct btf_type *var = btf__type_by_id(btf, vs->type);
-
-		if (strcmp(btf__name_by_offset(btf, var->name_off), name) != 0 ||
-		    vs->size != sizeof(value) || vs->offset + sizeof(value) > size)
-			continue;
-		data = malloc(size);
-		if (data == NULL)
-			return -ENOMEM;
-		memcpy(data, init, size);
-		memcpy((char *)data + vs->offset, &value, sizeof(value));
-		ret = bpf_map__set_initial_value(map, data, size);
-		free(data);
-		break;
-	}
+	data = malloc(len);
+	if (data == NULL)
+		return -ENOMEM;
+	memcpy(data, init, len);
+	memcpy((char *)data + off, value, size);
+	ret = bpf_map__set_initial_value(map, data, len);
+	free(data);
 	return ret;
+}
+
+/* This process's mark in the copy about to be loaded. */
+static int
+set_owner_mark(struct bpf_object *obj)
+{
+	struct af_xdp_owner owner;
+	int ret = af_xdp_owner_self(&owner);
+
+	return ret != 0 ? ret : set_rodata(obj, AF_XDP_OWNER_VAR, &owner, sizeof(owner));
 }
 
 /*
@@ -370,6 +371,7 @@ open_builtin_program(const struct af_xdp_port *port, struct af_xdp_prog_attachme
 	bool direct = port->redirect == AF_XDP_REDIRECT_DIRECT;
 	const char *name = direct ? PROG_DIRECT_NAME : PROG_MAP_NAME;
 	DECLARE_LIBXDP_OPTS(xdp_program_opts, xopts, .prog_name = name);
+	uint32_t action = (uint32_t)port->redirect_xsk_action;
 	struct bpf_program *chosen, *other;
 	struct bpf_map *xskmap, *fallbacks;
 	struct xdp_program *prog;
@@ -378,7 +380,7 @@ open_builtin_program(const struct af_xdp_port *port, struct af_xdp_prog_attachme
 	obj = bpf_object__open_mem(af_xdp_bpf_obj, af_xdp_bpf_obj_len, &opts);
 	if (obj == NULL) {
 		AF_XDP_PORT_LOG(ERR, port, "cannot open the built-in XDP object: %s",
-				strerror(errno));
+				lib_strerror(errno));
 		return -EINVAL;
 	}
 	chosen = bpf_object__find_program_by_name(obj, name);
@@ -390,8 +392,8 @@ open_builtin_program(const struct af_xdp_port *port, struct af_xdp_prog_attachme
 	    bpf_map__set_max_entries(xskmap, xskmap_entries(port)) != 0 ||
 	    (!direct && bpf_map__set_autocreate(fallbacks, false) != 0) ||
 	    (direct && set_redirect_xsk_helper(chosen, port->redirect_xsk_helper) != 0) ||
-	    (direct && set_rodata_u32(obj, ACTION_VAR_NAME,
-				      (uint32_t)port->redirect_xsk_action) != 0)) {
+	    set_owner_mark(obj) != 0 ||
+	    (direct && set_rodata(obj, ACTION_VAR_NAME, &action, sizeof(action)) != 0)) {
 		AF_XDP_PORT_LOG(ERR, port, "cannot prepare the built-in XDP program %s", name);
 		bpf_object__close(obj);
 		return -EINVAL;
@@ -400,13 +402,35 @@ open_builtin_program(const struct af_xdp_port *port, struct af_xdp_prog_attachme
 	prog = xdp_program__create(&xopts);
 	if (libxdp_get_error(prog)) {
 		AF_XDP_PORT_LOG(ERR, port, "libxdp refused the built-in program %s: %s", name,
-				strerror(-(int)libxdp_get_error(prog)));
+				lib_strerror((int)libxdp_get_error(prog)));
 		bpf_object__close(obj);
 		return -EINVAL;
 	}
 	att->prog = prog;
 	att->obj = obj;
 	return 0;
+}
+
+/*
+ * libxdp takes the object's first program and loads it as XDP whatever its
+ * section says: a program meant for another hook (tc, ...) would be
+ * attached, and run on the wrong context, if the verifier let it through.
+ */
+static int
+check_user_program_type(const struct af_xdp_port *port, struct xdp_program *prog)
+{
+	struct bpf_object *obj = xdp_program__bpf_obj(prog);
+	struct bpf_program *bp = obj != NULL ?
+		bpf_object__find_program_by_name(obj, xdp_program__name(prog)) : NULL;
+	enum bpf_prog_type type = bp != NULL ? bpf_program__type(bp) : BPF_PROG_TYPE_UNSPEC;
+
+	if (type == BPF_PROG_TYPE_XDP || type == BPF_PROG_TYPE_UNSPEC)
+		return 0;
+	AF_XDP_PORT_LOG(ERR, port,
+			"%s=%s is not an XDP object: its program %s (section \"%s\") is a %s program; give an object whose first program is in an \"xdp\" section",
+			AF_XDP_ARG_XDP_PROG, port->args.xdp_prog, xdp_program__name(prog),
+			bpf_program__section_name(bp), libbpf_bpf_prog_type_str(type));
+	return -EINVAL;
 }
 
 static int
@@ -417,7 +441,11 @@ open_user_program(const struct af_xdp_port *port, struct af_xdp_prog_attachment 
 	if (libxdp_get_error(prog)) {
 		AF_XDP_PORT_LOG(ERR, port, "cannot open %s=%s as an XDP object: %s",
 				AF_XDP_ARG_XDP_PROG, port->args.xdp_prog,
-				strerror(-(int)libxdp_get_error(prog)));
+				lib_strerror((int)libxdp_get_error(prog)));
+		return -EINVAL;
+	}
+	if (check_user_program_type(port, prog) != 0) {
+		xdp_program__close(prog);
 		return -EINVAL;
 	}
 	att->prog = prog;
@@ -434,22 +462,355 @@ close_program(struct af_xdp_prog_attachment *att)
 	att->obj = NULL;
 }
 
-static void
-log_attached(const struct af_xdp_port *port, struct af_xdp_prog_attachment *att)
-{
-	struct xdp_multiprog *mp = xdp_multiprog__get_from_ifindex(port->ifindex);
-	bool dispatcher = !libxdp_get_error(mp) && mp != NULL && !xdp_multiprog__is_legacy(mp);
+/*
+ * libxdp 1.3.1, Debian 12's, leaks a descriptor of each program it finds on
+ * an interface: xdp_multiprog__get_from_ifindex(), which
+ * xdp_program__attach() and xdp_program__detach() call as well, opens each
+ * program (by id, or by its pin under the dispatcher), keeps a duplicate and
+ * closes only the duplicate (fixed in libxdp 1.4.0).  A leaked descriptor
+ * keeps its program loaded until the process exits: one program and two
+ * descriptors per port stop/start.  So each such call is bracketed: the
+ * program descriptors the process holds are noted before it, and those
+ * opened during it for one of the interface's programs are closed after it.
+ * No one else opens these programs meanwhile: they are on an interface of
+ * ours, and this file calls libxdp under attach_lock.
+ */
+#define IFACE_MAX_PROGS	16	/* a dispatcher and its programs (libxdp: 10 at most) */
+#define GUARD_MAX_FDS	256
 
-	att->mode = !libxdp_get_error(mp) && mp != NULL ?
-		    xdp_multiprog__attach_mode(mp) : XDP_MODE_UNSPEC;
+struct prog_ids {
+	uint32_t id[IFACE_MAX_PROGS];
+	unsigned int n;
+};
+
+struct prog_fd {
+	int fd;
+	uint32_t id;
+};
+
+struct leak_guard {
+	struct prog_ids on_iface;	/* the programs the call may leak descriptors of */
+	struct prog_fd held[GUARD_MAX_FDS];	/* the process's program descriptors before */
+	unsigned int nb_held;
+	bool blind;			/* too many to note: close nothing */
+};
+
+static void
+add_prog_id(struct prog_ids *ids, const struct xdp_program *prog)
+{
+	uint32_t id = prog != NULL ? xdp_program__id(prog) : 0;
+	unsigned int i;
+
+	for (i = 0; i < ids->n; i++)
+		if (ids->id[i] == id)
+			return;
+	if (id != 0 && ids->n < RTE_DIM(ids->id))
+		ids->id[ids->n++] = id;
+}
+
+static bool
+has_prog_id(const struct prog_ids *ids, uint32_t id)
+{
+	unsigned int i;
+
+	for (i = 0; i < ids->n; i++)
+		if (ids->id[i] == id)
+			return true;
+	return false;
+}
+
+static bool
+is_prog_fd(int fd)
+{
+	char path[32], target[32];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	n = readlink(path, target, sizeof(target) - 1);
+	if (n <= 0)
+		return false;
+	target[n] = '\0';
+	return strcmp(target, "anon_inode:bpf-prog") == 0;
+}
+
+/* The process's descriptors of BPF programs, at most max; -errno. */
+static int
+list_prog_fds(struct prog_fd *out, unsigned int max, bool *more)
+{
+	DIR *dir = opendir("/proc/self/fd");
+	unsigned int n = 0;
+	struct dirent *e;
+
+	*more = false;
+	if (dir == NULL)
+		return -errno;
+	while ((e = readdir(dir)) != NULL) {
+		struct bpf_prog_info info = { 0 };
+		uint32_t len = sizeof(info);
+		int fd = atoi(e->d_name);
+
+		if (e->d_name[0] < '0' || e->d_name[0] > '9' || fd == dirfd(dir) ||
+		    !is_prog_fd(fd) || bpf_obj_get_info_by_fd(fd, &info, &len) != 0)
+			continue;
+		if (n == max) {
+			*more = true;
+			break;
+		}
+		out[n++] = (struct prog_fd){ .fd = fd, .id = info.id };
+	}
+	closedir(dir);
+	return (int)n;
+}
+
+/* Note the program descriptors the process holds now. */
+static void
+note_held(struct leak_guard *g)
+{
+	int n = list_prog_fds(g->held, RTE_DIM(g->held), &g->blind);
+
+	g->blind |= n < 0;
+	g->nb_held = n > 0 ? (unsigned int)n : 0;
+}
+
+static bool
+held_before(const struct leak_guard *g, const struct prog_fd *p)
+{
+	unsigned int i;
+
+	for (i = 0; i < g->nb_held; i++)
+		if (g->held[i].fd == p->fd && g->held[i].id == p->id)
+			return true;
+	return false;
+}
+
+/* Close the descriptors of the interface's programs opened since note_held(). */
+static void
+close_leaked(struct leak_guard *g)
+{
+	struct prog_fd now[GUARD_MAX_FDS];
+	bool more;
+	int i, n;
+
+	if (g->on_iface.n == 0 || g->blind)
+		return;
+	n = list_prog_fds(now, RTE_DIM(now), &more);
+	for (i = 0; i < n; i++)
+		if (has_prog_id(&g->on_iface, now[i].id) && !held_before(g, &now[i])) {
+			AF_XDP_LOG(DEBUG, "closing descriptor %d of XDP program id %u, leaked by libxdp",
+				   now[i].fd, now[i].id);
+			close(now[i].fd);
+		}
+}
+
+/*
+ * The programs on the interface, as libxdp sees them: one attached alone,
+ * or a dispatcher and the programs under it.
+ */
+static void
+find_iface_programs(int ifindex, struct prog_ids *ids)
+{
+	LIBBPF_OPTS(bpf_xdp_query_opts, q);
+	struct xdp_program *p = NULL;
+	struct xdp_multiprog *mp;
+	struct leak_guard g;
+
+	ids->n = 0;
+	if (bpf_xdp_query(ifindex, 0, &q) != 0 ||
+	    (q.drv_prog_id == 0 && q.skb_prog_id == 0 && q.hw_prog_id == 0))
+		return;
+	/* Which programs the lookup leaks is known only after it: all it found. */
+	note_held(&g);
+	mp = xdp_multiprog__get_from_ifindex(ifindex);
+	if (libxdp_get_error(mp) || mp == NULL)
+		return;
+	add_prog_id(ids, xdp_multiprog__main_prog(mp));
+	add_prog_id(ids, xdp_multiprog__hw_prog(mp));
+	while ((p = xdp_multiprog__next_prog(p, mp)) != NULL)
+		add_prog_id(ids, p);
+	xdp_multiprog__close(mp);
+	g.on_iface = *ids;
+	close_leaked(&g);
+}
+
+/* Before a libxdp call on the interface; after it, close_leaked(). */
+static void
+libxdp_call_begin(int ifindex, struct leak_guard *g)
+{
+	find_iface_programs(ifindex, &g->on_iface);
+	g->nb_held = 0;
+	g->blind = false;
+	if (g->on_iface.n != 0)
+		note_held(g);
+}
+
+/*
+ * How the program just attached runs: in which mode, and alone or under
+ * libxdp's dispatcher (the interface's program is then another one).
+ */
+static void
+note_attachment(const struct af_xdp_port *port, struct af_xdp_prog_attachment *att)
+{
+	LIBBPF_OPTS(bpf_xdp_query_opts, q);
+	uint32_t id = xdp_program__id(att->prog), main = 0;
+	bool dispatcher;
+
+	att->mode = XDP_MODE_UNSPEC;
+	if (bpf_xdp_query(port->ifindex, 0, &q) == 0) {
+		bool skb = q.skb_prog_id != 0 && (q.drv_prog_id == 0 || q.skb_prog_id == id);
+
+		att->mode = skb ? XDP_MODE_SKB : q.drv_prog_id != 0 ? XDP_MODE_NATIVE :
+			    q.hw_prog_id != 0 ? XDP_MODE_HW : XDP_MODE_UNSPEC;
+		main = skb ? q.skb_prog_id : q.drv_prog_id != 0 ? q.drv_prog_id : q.hw_prog_id;
+	}
+	dispatcher = main != 0 && main != id;
 	AF_XDP_PORT_LOG(INFO, port, "XDP program %s (%s, id %u) attached to %s in %s mode, %s",
-			xdp_program__name(att->prog), origin_names[att->origin],
-			xdp_program__id(att->prog), port->args.iface,
-			libxdp_mode_name(att->mode),
+			xdp_program__name(att->prog), origin_names[att->origin], id,
+			port->args.iface, libxdp_mode_name(att->mode),
 			dispatcher ? "under libxdp's dispatcher" :
 			"alone (libxdp's dispatcher is not in use)");
-	if (!libxdp_get_error(mp))
-		xdp_multiprog__close(mp);
+}
+
+/* Detach through libxdp, alone or from under the dispatcher: 0 or -errno. */
+static int
+detach_program(int ifindex, struct xdp_program *prog, enum xdp_attach_mode mode)
+{
+	struct leak_guard g;
+	int ret;
+
+	libxdp_call_begin(ifindex, &g);
+	ret = xdp_program__detach(prog, ifindex, mode, 0);
+	close_leaked(&g);
+	return ret;
+}
+
+static bool
+is_builtin_name(const char *name)
+{
+	return strcmp(name, PROG_MAP_NAME) == 0 || strcmp(name, PROG_DIRECT_NAME) == 0;
+}
+
+/*
+ * Program `id`, if it is a copy of a built-in program (by its name and its
+ * owner mark): its descriptor, name and owner; -ENOENT if it is not one.
+ */
+static int
+open_builtin_copy(uint32_t id, char name[BPF_OBJ_NAME_LEN], struct af_xdp_owner *owner)
+{
+	struct bpf_prog_info info = { 0 };
+	uint32_t len = sizeof(info);
+	int fd = bpf_prog_get_fd_by_id(id);
+
+	if (fd < 0)
+		return -errno;
+	if (bpf_obj_get_info_by_fd(fd, &info, &len) != 0 || !is_builtin_name(info.name) ||
+	    af_xdp_owner_read(fd, owner) != 0) {
+		close(fd);
+		return -ENOENT;
+	}
+	strlcpy(name, info.name, BPF_OBJ_NAME_LEN);
+	return fd;
+}
+
+/* Remove the copy `fd` of a built-in program from the interface. */
+static int
+detach_copy(int ifindex, int fd)
+{
+	struct xdp_program *prog = xdp_program__from_fd(fd);
+	int ret;
+
+	if (libxdp_get_error(prog))
+		return (int)libxdp_get_error(prog);
+	ret = detach_program(ifindex, prog, XDP_MODE_UNSPEC);
+	xdp_program__close(prog);
+	return ret;
+}
+
+/*
+ * A process killed before it could detach (SIGKILL, OOM) leaves its
+ * built-in program on the interface, attached alone or under libxdp's
+ * dispatcher.  Remove those whose owner no longer exists, and say so;
+ * programs of running processes, and everyone else's, stay.
+ */
+static void
+remove_orphans(const struct af_xdp_port *port)
+{
+	struct af_xdp_owner owner;
+	char name[BPF_OBJ_NAME_LEN];
+	struct prog_ids ids;
+	char who[192];
+	unsigned int i;
+	int fd, ret;
+
+	find_iface_programs(port->ifindex, &ids);
+	for (i = 0; i < ids.n; i++) {
+		fd = open_builtin_copy(ids.id[i], name, &owner);
+		if (fd < 0)
+			continue;
+		if (af_xdp_owner_state(&owner) == AF_XDP_OWNER_GONE) {
+			af_xdp_owner_describe(&owner, AF_XDP_OWNER_GONE, who, sizeof(who));
+			ret = detach_copy(port->ifindex, fd);
+			if (ret == 0)
+				AF_XDP_PORT_LOG(NOTICE, port,
+						"removed the orphaned XDP program %s (id %u) from %s: %s loaded it in %s; ours replaces it",
+						name, ids.id[i], port->args.iface, AF_XDP_PROJECT, who);
+			else
+				AF_XDP_PORT_LOG(WARNING, port,
+						"cannot remove the orphaned XDP program %s (id %u) from %s, loaded in %s: %s",
+						name, ids.id[i], port->args.iface, who,
+						lib_strerror(ret));
+		}
+		close(fd);
+	}
+}
+
+/* The attach failed on a copy of ours that a process attached alone. */
+static void
+explain_attached_copy(const struct af_xdp_port *port, int err, uint32_t id, const char *name,
+		      const struct af_xdp_owner *owner)
+{
+	enum af_xdp_owner_state state = af_xdp_owner_state(owner);
+	const char *iface = port->args.iface;
+	char who[192];
+
+	af_xdp_owner_describe(owner, state, who, sizeof(who));
+	if (state == AF_XDP_OWNER_RUNNING)
+		AF_XDP_PORT_LOG(ERR, port,
+				"cannot attach the XDP program to %s: %s; %s's XDP program %s (id %u) is attached there alone (libxdp's dispatcher is not in use) by %s, and steers frames to that process's sockets only. Stop that process first, or give this one another interface",
+				iface, lib_strerror(err), AF_XDP_PROJECT, name, id, who);
+	else
+		AF_XDP_PORT_LOG(ERR, port,
+				"cannot attach the XDP program to %s: %s; %s's XDP program %s (id %u) is attached there, by %s. %s: ip link set dev %s xdp off",
+				iface, lib_strerror(err), AF_XDP_PROJECT, name, id, who,
+				state == AF_XDP_OWNER_GONE ? "Remove it" :
+				"If that process no longer runs, remove the program", iface);
+}
+
+/* Say why an attach failed, with what is in the way if anything. */
+static void
+explain_attach_failure(const struct af_xdp_port *port, int err)
+{
+	LIBBPF_OPTS(bpf_xdp_query_opts, q);
+	const char *iface = port->args.iface;
+	char name[BPF_OBJ_NAME_LEN];
+	struct af_xdp_owner owner;
+	int fd;
+
+	if (bpf_xdp_query(port->ifindex, 0, &q) == 0 && q.prog_id != 0) {
+		fd = open_builtin_copy(q.prog_id, name, &owner);
+		if (fd >= 0) {
+			close(fd);
+			explain_attached_copy(port, err, q.prog_id, name, &owner);
+			return;
+		}
+		AF_XDP_PORT_LOG(ERR, port,
+				"cannot attach the XDP program to %s: %s; XDP program id %u is already attached there and is not managed by libxdp. Remove it (ip link set dev %s xdp off), or reuse it with xdp_prog= or use_pinned_map=1",
+				iface, lib_strerror(err), q.prog_id, iface);
+		return;
+	}
+	AF_XDP_PORT_LOG(ERR, port, "cannot attach the XDP program to %s in %s mode: %s%s",
+			iface, af_xdp_attach_mode_name(port->args.mode), lib_strerror(err),
+			err == -EOPNOTSUPP ? " (the driver lacks this XDP mode: try mode=skb)" :
+			err == -EPERM ? " (needs CAP_NET_ADMIN and CAP_BPF: run as root)" : "");
 }
 
 /* Our own descriptor of a map: the program's go with the program. */
@@ -539,6 +900,7 @@ static int
 attach_program(struct af_xdp_port *port, struct af_xdp_prog_attachment *att)
 {
 	const char *what = att->origin == PROG_USER ? port->args.xdp_prog : "the built-in program";
+	struct leak_guard g;
 	int ret;
 
 	ret = att->origin == PROG_USER ? open_user_program(port, att) :
@@ -550,18 +912,21 @@ attach_program(struct af_xdp_port *port, struct af_xdp_prog_attachment *att)
 		close_program(att);
 		return ret;
 	}
+	remove_orphans(port);
+	libxdp_call_begin(port->ifindex, &g);
 	ret = xdp_program__attach(att->prog, port->ifindex, libxdp_mode(port->args.mode), 0);
+	close_leaked(&g);
 	if (ret != 0) {
 		explain_attach_failure(port, ret);
 		close_program(att);
 		return ret;
 	}
-	log_attached(port, att);
+	note_attachment(port, att);
 	ret = take_maps(port, att, what);
 	if (ret != 0) {
 		/* Nothing of ours stays on the interface or open in the process. */
 		close_maps(att);
-		xdp_program__detach(att->prog, port->ifindex, att->mode, 0);
+		detach_program(port->ifindex, att->prog, att->mode);
 		close_program(att);
 	}
 	return ret;
@@ -666,6 +1031,27 @@ out:
 	return ret;
 }
 
+static void
+log_detached(const struct af_xdp_port *port, const struct af_xdp_prog_attachment *att, int ret)
+{
+	char name[IF_NAMESIZE];
+
+	if (ret == 0)
+		AF_XDP_PORT_LOG(INFO, port, "XDP program detached from %s", port->args.iface);
+	else if (ret == -ENOENT && if_indextoname((unsigned int)att->ifindex, name) == NULL)
+		AF_XDP_PORT_LOG(INFO, port, "%s no longer exists: its XDP program went with it",
+				port->args.iface);
+	else if (ret == -ENOENT)
+		AF_XDP_PORT_LOG(WARNING, port,
+				"our XDP program id %u was no longer on %s: someone else removed or replaced it",
+				xdp_program__id(att->prog), port->args.iface);
+	else
+		AF_XDP_PORT_LOG(WARNING, port,
+				"cannot detach XDP program id %u from %s: %s; remove it with: ip link set dev %s xdp off",
+				xdp_program__id(att->prog), port->args.iface, lib_strerror(ret),
+				port->args.iface);
+}
+
 void
 af_xdp_prog_detach(struct af_xdp_port *port)
 {
@@ -682,21 +1068,14 @@ af_xdp_prog_detach(struct af_xdp_port *port)
 		return;
 	}
 	TAILQ_REMOVE(&attachments, att, next);
-	pthread_mutex_unlock(&attach_lock);
 
 	if (att->prog != NULL) {
 		/* Removes only our program: libxdp leaves others (and theirs) in place. */
-		ret = xdp_program__detach(att->prog, att->ifindex, att->mode, 0);
-		if (ret != 0 && ret != -ENOENT)
-			AF_XDP_PORT_LOG(WARNING, port,
-					"cannot detach XDP program id %u from %s: %s; remove it with: ip link set dev %s xdp off",
-					xdp_program__id(att->prog), port->args.iface,
-					strerror(-ret), port->args.iface);
-		else
-			AF_XDP_PORT_LOG(INFO, port, "XDP program detached from %s",
-					port->args.iface);
+		ret = detach_program(att->ifindex, att->prog, att->mode);
+		log_detached(port, att, ret);
 		close_program(att);
 	}
+	pthread_mutex_unlock(&attach_lock);
 	close_maps(att);
 	rte_free(att);
 }

@@ -14,7 +14,9 @@ int af_xdp_prog_choose_redirect(struct af_xdp_port *port);
 /*
  * Attach the port's XDP program to its interface (or join the attachment
  * of another port of the process there, or open the XSKMAP of someone
- * else's program), and detach it when the last port leaves.
+ * else's program), and detach it when the last port leaves.  Before it
+ * attaches a program, the copies of the built-in one that processes which
+ * no longer exist left on the interface are removed (af_xdp_owner.h).
  */
 int af_xdp_prog_attach(struct af_xdp_port *port);
 void af_xdp_prog_detach(struct af_xdp_port *port);

@@ -21,7 +21,8 @@
  *
  * Neither the helper's number nor the action's value is written here: the
  * PMD reads both from the running kernel's BTF and sets them before load
- * (the call's placeholder number, and xdp_redirect_xsk_action).
+ * (the call's placeholder number, and xdp_redirect_xsk_action).  It also
+ * sets the owner mark (struct af_xdp_owner): which process loaded the copy.
  */
 
 #include <linux/bpf.h>
@@ -47,6 +48,9 @@ struct {
 
 /* The running kernel's XDP_REDIRECT_XSK, set before load. */
 const volatile __u32 xdp_redirect_xsk_action = 0xffffffff;
+
+/* Who loaded this copy, set before load; never read by the programs. */
+const volatile struct af_xdp_owner bpf_metadata_afxdp_owner = { 0 };
 
 /* Replaced before load by the running kernel's BPF_FUNC_redirect_xsk. */
 static long (*bpf_redirect_xsk)(struct xdp_md *ctx, void *map, __u32 key, __u64 flags) =
