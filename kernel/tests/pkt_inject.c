@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
- * pkt_inject --ifname IF --count N --run-id ID [--via packet|xdp]
+ * pkt_inject --ifname IF --count N --run-id ID [--via packet|xdp|burst]
  *
  * Send test frames 0 .. N-1 of run ID out of IF, each exactly once:
  *
@@ -11,6 +11,9 @@
  *           redirecting it to IF: the peer veth gets xdp_frames
  *           (ndo_xdp_xmit). Frame by frame, so that the peer's 256-entry
  *           ring cannot overflow.
+ *   burst   the same, BURST frames per BPF_PROG_RUN, numbered by the
+ *           program: the peer's NAPI poll, which runs when each run ends,
+ *           takes BURST frames at once (its batches).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -29,6 +32,8 @@
 
 /* Give up on a frame the device keeps refusing after this long */
 #define RETRY_LIMIT_NS	10000000000ull
+/* Frames per live-frames run in burst mode: a NAPI poll's worth */
+#define BURST		64
 
 static int send_packet(int ifindex, unsigned long count, uint32_t run_id)
 {
@@ -100,6 +105,52 @@ static int send_xdp(int ifindex, unsigned long count, uint32_t run_id)
 	return 0;
 }
 
+static int send_burst(int ifindex, unsigned long count, uint32_t run_id)
+{
+	uint8_t frame[XDT_FRAME_LEN];
+	unsigned long sent = 0;
+	uint64_t numbered = 0;
+	int counter, prog, err = 0;
+	uint32_t zero = 0;
+
+	counter = xdt_counter_create();
+	prog = counter < 0 ? -1 : xdt_prog_numbering_gen(ifindex, counter);
+	if (prog < 0) {
+		MSG("burst generator: %s\n", strerror(errno));
+		goto out;
+	}
+	xdt_frame_build(frame, run_id, 0);
+	while (sent < count) {
+		LIBBPF_OPTS(bpf_test_run_opts, opts,
+			.data_in = frame,
+			.data_size_in = sizeof(frame),
+			.repeat = count - sent < BURST ? count - sent : BURST,
+			.batch_size = BURST,
+			.flags = BPF_F_TEST_XDP_LIVE_FRAMES);
+
+		err = bpf_prog_test_run_opts(prog, &opts);
+		if (err) {
+			MSG("live-frames run from frame %lu: %s\n", sent, strerror(-err));
+			goto out;
+		}
+		sent += opts.repeat;
+	}
+	if (bpf_map_lookup_elem(counter, &zero, &numbered) || numbered != count) {
+		MSG("the generator numbered %llu frames, not %lu\n",
+		    (unsigned long long)numbered, count);
+		err = -1;
+		goto out;
+	}
+	printf("# sent %lu frames (BPF_PROG_RUN live frames, %d per run, numbered)\n",
+	       count, BURST);
+out:
+	if (prog >= 0)
+		close(prog);
+	if (counter >= 0)
+		close(counter);
+	return prog < 0 ? -1 : err;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -133,10 +184,12 @@ int main(int argc, char **argv)
 		err = send_packet(ifindex, count, run_id);
 	else if (!strcmp(via, "xdp"))
 		err = send_xdp(ifindex, count, run_id);
+	else if (!strcmp(via, "burst"))
+		err = send_burst(ifindex, count, run_id);
 	else
 		goto usage;
 	return err ? EXIT_FAILURE : EXIT_SUCCESS;
 usage:
-	MSG("usage: %s --ifname IF --count N --run-id ID [--via packet|xdp]\n", argv[0]);
+	MSG("usage: %s --ifname IF --count N --run-id ID [--via packet|xdp|burst]\n", argv[0]);
 	return 2;
 }

@@ -85,6 +85,15 @@ out:
 #define ADD64_IMM(d, i)		INSN(BPF_ALU64 | BPF_ADD | BPF_K, d, 0, 0, i)
 #define LDX_W(d, s, o)		INSN(BPF_LDX | BPF_MEM | BPF_W, d, s, o, 0)
 #define LDX_H(d, s, o)		INSN(BPF_LDX | BPF_MEM | BPF_H, d, s, o, 0)
+#define LDX_B(d, s, o)		INSN(BPF_LDX | BPF_MEM | BPF_B, d, s, o, 0)
+#define LDX_DW(d, s, o)		INSN(BPF_LDX | BPF_MEM | BPF_DW, d, s, o, 0)
+#define STX_W(d, s, o)		INSN(BPF_STX | BPF_MEM | BPF_W, d, s, o, 0)
+#define STX_DW(d, s, o)		INSN(BPF_STX | BPF_MEM | BPF_DW, d, s, o, 0)
+#define ST_W(d, o, i)		INSN(BPF_ST | BPF_MEM | BPF_W, d, 0, o, i)
+#define AND64_IMM(d, i)		INSN(BPF_ALU64 | BPF_AND | BPF_K, d, 0, 0, i)
+#define TO_BE32(d)		INSN(BPF_ALU | BPF_END | BPF_TO_BE, d, 0, 0, 32)
+#define JLT_IMM(d, i, o)	INSN(BPF_JMP | BPF_JLT | BPF_K, d, 0, o, i)
+#define JEQ_IMM(d, i, o)	INSN(BPF_JMP | BPF_JEQ | BPF_K, d, 0, o, i)
 #define JGT_REG(d, s, o)	INSN(BPF_JMP | BPF_JGT | BPF_X, d, s, o, 0)
 #define JNE_IMM(d, i, o)	INSN(BPF_JMP | BPF_JNE | BPF_K, d, 0, o, i)
 #define CALL(id)		INSN(BPF_JMP | BPF_CALL, 0, 0, 0, id)
@@ -155,6 +164,138 @@ int xdt_prog_redirect(enum xdt_prog_kind kind, int map_fd, int flags,
 		insns[n++] = EXIT();
 	}
 	return prog_load(insns, n, attach_type, quiet);
+}
+
+/* The frame's sequence number: offset and length of the test frame */
+#define SEQ_OFF		26
+#define SEQ_END		30
+
+/* Append "r2 = data; if (data + SEQ_END > data_end || not a test frame)
+ * goto pass", with r6 = ctx; the jumps to patch are in *jumps.
+ */
+static size_t emit_test_frame_check(struct bpf_insn *insns, size_t n, size_t jumps[2])
+{
+	insns[n++] = LDX_W(BPF_REG_2, BPF_REG_6, offsetof(struct xdp_md, data));
+	insns[n++] = LDX_W(BPF_REG_3, BPF_REG_6, offsetof(struct xdp_md, data_end));
+	insns[n++] = MOV64_REG(BPF_REG_4, BPF_REG_2);
+	insns[n++] = ADD64_IMM(BPF_REG_4, SEQ_END);
+	jumps[0] = n;
+	insns[n++] = JGT_REG(BPF_REG_4, BPF_REG_3, 0);
+	insns[n++] = LDX_H(BPF_REG_5, BPF_REG_2, 12);
+	jumps[1] = n;
+	insns[n++] = JNE_IMM(BPF_REG_5, htons(XDT_ETHERTYPE), 0);
+	return n;
+}
+
+/* Append "return @action" and point the jumps at it. */
+static size_t emit_jump_target_return(struct bpf_insn *insns, size_t n, const size_t *jumps,
+				      size_t njumps, int action)
+{
+	size_t i;
+
+	for (i = 0; i < njumps; i++)
+		insns[jumps[i]].off = n - jumps[i] - 1;
+	insns[n++] = MOV64_IMM(BPF_REG_0, action);
+	insns[n++] = EXIT();
+	return n;
+}
+
+/* Append "return bpf_redirect_map(map, r2, XDP_PASS)". */
+static size_t emit_redirect_map(struct bpf_insn *insns, size_t n, int map_fd)
+{
+	insns[n++] = LD_MAP_FD(BPF_REG_1, map_fd);
+	insns[n++] = LD_IMM64_HIGH();
+	insns[n++] = MOV64_IMM(BPF_REG_3, XDP_PASS);
+	insns[n++] = CALL(BPF_FUNC_redirect_map);
+	insns[n++] = EXIT();
+	return n;
+}
+
+int xdt_prog_redirect_by_seq(int map_fd, enum xdt_key key, uint32_t switch_at)
+{
+	struct bpf_insn insns[32];
+	size_t n = 0, jumps[2];
+
+	insns[n++] = MOV64_REG(BPF_REG_6, BPF_REG_1);
+	n = emit_test_frame_check(insns, n, jumps);
+	if (key == XDT_KEY_PARITY) {
+		/* the low byte of the big-endian number */
+		insns[n++] = LDX_B(BPF_REG_2, BPF_REG_2, SEQ_END - 1);
+		insns[n++] = AND64_IMM(BPF_REG_2, 1);
+	} else {
+		insns[n++] = LDX_W(BPF_REG_5, BPF_REG_2, SEQ_OFF);
+		insns[n++] = TO_BE32(BPF_REG_5);
+		insns[n++] = MOV64_IMM(BPF_REG_2, 0);
+		insns[n++] = JLT_IMM(BPF_REG_5, (int32_t)switch_at, 1);
+		insns[n++] = MOV64_IMM(BPF_REG_2, 1);
+	}
+	n = emit_redirect_map(insns, n, map_fd);
+	n = emit_jump_target_return(insns, n, jumps, 2, XDP_PASS);
+	return prog_load(insns, n, BPF_XDP, false);
+}
+
+/* Append "r0 = &counter[0]; if (!r0) goto pass", the jump in *jump. */
+static size_t emit_counter_lookup(struct bpf_insn *insns, size_t n, int counter_fd,
+				  size_t *jump)
+{
+	insns[n++] = ST_W(BPF_REG_10, -4, 0);
+	insns[n++] = MOV64_REG(BPF_REG_2, BPF_REG_10);
+	insns[n++] = ADD64_IMM(BPF_REG_2, -4);
+	insns[n++] = LD_MAP_FD(BPF_REG_1, counter_fd);
+	insns[n++] = LD_IMM64_HIGH();
+	insns[n++] = CALL(BPF_FUNC_map_lookup_elem);
+	*jump = n;
+	insns[n++] = JEQ_IMM(BPF_REG_0, 0, 0);
+	return n;
+}
+
+int xdt_prog_redirect_alternating(int map_fd, int counter_fd)
+{
+	struct bpf_insn insns[32];
+	size_t n = 0, jump;
+
+	n = emit_counter_lookup(insns, n, counter_fd, &jump);
+	/* r2 = (*r0)++ & 1 */
+	insns[n++] = LDX_DW(BPF_REG_2, BPF_REG_0, 0);
+	insns[n++] = MOV64_REG(BPF_REG_3, BPF_REG_2);
+	insns[n++] = ADD64_IMM(BPF_REG_3, 1);
+	insns[n++] = STX_DW(BPF_REG_0, BPF_REG_3, 0);
+	insns[n++] = AND64_IMM(BPF_REG_2, 1);
+	n = emit_redirect_map(insns, n, map_fd);
+	n = emit_jump_target_return(insns, n, &jump, 1, XDP_PASS);
+	return prog_load(insns, n, BPF_XDP, false);
+}
+
+int xdt_counter_create(void)
+{
+	return bpf_map_create(BPF_MAP_TYPE_ARRAY, "xdt_counter", sizeof(uint32_t),
+			      sizeof(uint64_t), 1, NULL);
+}
+
+int xdt_prog_numbering_gen(int ifindex, int counter_fd)
+{
+	struct bpf_insn insns[40];
+	size_t n = 0, jumps[3];
+
+	insns[n++] = MOV64_REG(BPF_REG_6, BPF_REG_1);
+	n = emit_counter_lookup(insns, n, counter_fd, &jumps[0]);
+	/* r7 = (*r0)++ */
+	insns[n++] = LDX_DW(BPF_REG_7, BPF_REG_0, 0);
+	insns[n++] = MOV64_REG(BPF_REG_3, BPF_REG_7);
+	insns[n++] = ADD64_IMM(BPF_REG_3, 1);
+	insns[n++] = STX_DW(BPF_REG_0, BPF_REG_3, 0);
+	n = emit_test_frame_check(insns, n, &jumps[1]);
+	/* r2: the frame's data */
+	insns[n++] = TO_BE32(BPF_REG_7);
+	insns[n++] = STX_W(BPF_REG_2, BPF_REG_7, SEQ_OFF);
+	/* return bpf_redirect(ifindex, 0) */
+	insns[n++] = MOV64_IMM(BPF_REG_1, ifindex);
+	insns[n++] = MOV64_IMM(BPF_REG_2, 0);
+	insns[n++] = CALL(BPF_FUNC_redirect);
+	insns[n++] = EXIT();
+	/* not a test frame: not sent */
+	n = emit_jump_target_return(insns, n, jumps, 3, XDP_DROP);
+	return prog_load(insns, n, BPF_XDP, false);
 }
 
 int xdt_prog_return(int action)

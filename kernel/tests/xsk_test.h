@@ -50,6 +50,36 @@ int xdt_prog_redirect(enum xdt_prog_kind kind, int map_fd, int flags,
 		      const struct xdt_feature *feature, bool only_test_frames,
 		      enum bpf_attach_type attach_type, bool quiet);
 
+/* How a program keyed by the test frame picks its XSKMAP entry */
+enum xdt_key {
+	XDT_KEY_PARITY,		/* the frame's sequence number & 1 */
+	XDT_KEY_SWITCH,		/* 0 below a sequence number, 1 from it on */
+};
+
+/*
+ * bpf_redirect_map(xskmap, key, XDP_PASS) for test frames, the key picked
+ * from the frame's sequence number as @key says (@switch_at: where
+ * XDT_KEY_SWITCH changes); other frames get XDP_PASS.
+ */
+int xdt_prog_redirect_by_seq(int map_fd, enum xdt_key key, uint32_t switch_at);
+
+/*
+ * bpf_redirect_map(xskmap, n & 1, XDP_PASS) where n counts the frames the
+ * program saw, in the first u64 of the ARRAY @counter_fd: consecutive frames
+ * alternate between entries 0 and 1 even when they are all alike.
+ */
+int xdt_prog_redirect_alternating(int map_fd, int counter_fd);
+
+/* An ARRAY of one u64, for xdt_prog_redirect_alternating(). */
+int xdt_counter_create(void);
+
+/*
+ * The generator of numbered frames: in BPF_PROG_RUN live-frames mode it
+ * writes the next sequence number (from the ARRAY @counter_fd) into each
+ * test frame and redirects it to @ifindex.
+ */
+int xdt_prog_numbering_gen(int ifindex, int counter_fd);
+
 /* A program that returns @action. */
 int xdt_prog_return(int action);
 
