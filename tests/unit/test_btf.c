@@ -3,10 +3,11 @@
  */
 
 /*
- * The BTF look-up of the direct-socket redirect, on BTF blobs built here:
- * one with the names (as our patched kernel has them), one without (as a
- * stock kernel, where 181 is bpf_loop), and the ways a blob can be wrong.
- * Each blob goes through its raw bytes and back, as the kernel's would.
+ * The BTF look-ups of the direct-socket redirect and of the batched map
+ * path, on BTF blobs built here: one with the names (as our patched kernel
+ * has them), one without (as a stock kernel, where 181 is bpf_loop), and
+ * the ways a blob can be wrong. Each blob goes through its raw bytes and
+ * back, as the kernel's would.
  */
 
 #include <stdint.h>
@@ -186,6 +187,52 @@ test_value_ranges(void)
 	CHECK(lookup_values(212, (int64_t)INT32_MAX + 1) != 0, "action INT32_MAX + 1 accepted");
 }
 
+/* A BTF with one type named @name: a function when @func, else a struct. */
+static struct btf *
+btf_with_name(const char *name, bool func)
+{
+	struct btf *btf = btf__new_empty();
+	int int_id = btf__add_int(btf, "int", 4, BTF_INT_SIGNED);
+
+	CHECK(int_id > 0, "add int");
+	if (func) {
+		int proto = btf__add_func_proto(btf, int_id);
+
+		CHECK(proto > 0 && btf__add_func(btf, name, BTF_FUNC_GLOBAL, proto) > 0,
+		      "add function %s", name);
+	} else {
+		CHECK(btf__add_struct(btf, name, 4) > 0, "add struct %s", name);
+	}
+	return round_trip(btf);
+}
+
+static void
+test_batched_map(void)
+{
+	struct af_xdp_kernel k;
+	struct btf *btf;
+
+	/* The kernel function the batched map path adds */
+	btf = btf_with_name("xdp_do_redirect_xsk_batch", true);
+	memset(&k, 0, sizeof(k));
+	CHECK(af_xdp_kernel_batched_map_from_btf(btf, &k), "batched map path not found");
+	CHECK(k.batched_map, "batched_map");
+	CHECK(strstr(k.batch_why, "in batches") != NULL, "batch_why: %s", k.batch_why);
+	btf__free(btf);
+
+	/* A stock kernel: neither that function nor a flag */
+	btf = btf_with_name("xdp_do_redirect", true);
+	CHECK(!af_xdp_kernel_batched_map_from_btf(btf, &k), "stock kernel batched");
+	CHECK(!k.batched_map, "batched_map on a stock kernel");
+	CHECK(strstr(k.batch_why, "frame by frame") != NULL, "batch_why: %s", k.batch_why);
+	btf__free(btf);
+
+	/* The name as another kind of type does not count */
+	btf = btf_with_name("xdp_do_redirect_xsk_batch", false);
+	CHECK(!af_xdp_kernel_batched_map_from_btf(btf, &k), "a struct counted as the function");
+	btf__free(btf);
+}
+
 int
 main(void)
 {
@@ -193,5 +240,6 @@ main(void)
 	RUN(test_stock_kernel);
 	RUN(test_inconsistent);
 	RUN(test_value_ranges);
+	RUN(test_batched_map);
 	return unit_summary();
 }

@@ -4,10 +4,18 @@
 
 /*
  * What the running kernel offers: the direct-socket redirect of our patched
- * kernel (helper bpf_redirect_xsk, action XDP_REDIRECT_XSK), asked of the
- * kernel itself and never assumed from a number.
+ * kernel (helper bpf_redirect_xsk, action XDP_REDIRECT_XSK) and its batched
+ * receive of bpf_redirect_map() into an XSKMAP, asked of the kernel itself
+ * and never assumed from a version number.
  *
- * Three steps, each a proof the previous cannot give:
+ * The batched map path: the kernel's BTF has the function
+ * xdp_do_redirect_xsk_batch(), which drivers call to receive consecutive
+ * XDP_REDIRECTs to one socket together (veth does, in native mode). It
+ * makes the plain bpf_redirect_map() program as fast as bpf_redirect_xsk()
+ * (doc/guides/patched_kernel.rst), with the map's semantics.
+ *
+ * The direct-socket redirect, in three steps, each a proof the previous
+ * cannot give:
  *   1. BTF: the values of BPF_FUNC_redirect_xsk in enum bpf_func_id and of
  *      XDP_REDIRECT_XSK in enum xdp_action, from /sys/kernel/btf/vmlinux.
  *      Mainline reuses the 2021 RFC's numbers for other things (helper 181
@@ -17,7 +25,7 @@
  *   3. A test run of that program on a frame: with no socket bound, the
  *      helper must fall back to bpf_redirect_map's answer for a miss, which
  *      the program asks to be XDP_PASS.
- * The answer is computed once per process.
+ * The answers are computed once per process.
  */
 
 #include <errno.h>
@@ -103,6 +111,20 @@ af_xdp_kernel_from_btf(const struct btf *btf, struct af_xdp_kernel *k)
 	return 0;
 }
 
+/* The kernel function of the batched map path (see the top of this file) */
+#define BATCHED_MAP_FUNC "xdp_do_redirect_xsk_batch"
+
+bool
+af_xdp_kernel_batched_map_from_btf(const struct btf *btf, struct af_xdp_kernel *k)
+{
+	k->batched_map = btf__find_by_name_kind(btf, BATCHED_MAP_FUNC, BTF_KIND_FUNC) > 0;
+	snprintf(k->batch_why, sizeof(k->batch_why),
+		 k->batched_map ?
+		 "the kernel receives bpf_redirect_map() into an XSKMAP in batches (" BATCHED_MAP_FUNC " in its BTF)" :
+		 "the kernel receives bpf_redirect_map() into an XSKMAP frame by frame (no " BATCHED_MAP_FUNC " in its BTF)");
+	return k->batched_map;
+}
+
 static struct bpf_insn
 insn(uint8_t code, uint8_t dst, uint8_t src, int16_t off, int32_t imm)
 {
@@ -163,8 +185,11 @@ check_kernel(struct af_xdp_kernel *k)
 		snprintf(k->why, sizeof(k->why),
 			 "the kernel exposes no BTF (/sys/kernel/btf/vmlinux: %s): cannot look bpf_redirect_xsk up",
 			 strerror(errno));
+		snprintf(k->batch_why, sizeof(k->batch_why),
+			 "the kernel exposes no BTF: its batched map path, if any, is unknown");
 		return -ENOENT;
 	}
+	af_xdp_kernel_batched_map_from_btf(btf, k);
 	ret = af_xdp_kernel_from_btf(btf, k);
 	btf__free(btf);
 	if (ret != 0)
@@ -212,7 +237,7 @@ af_xdp_kernel_probe(void)
 	if (!kernel.probed) {
 		kernel.has_direct = check_kernel(&kernel) == 0;
 		kernel.probed = true;
-		AF_XDP_LOG(DEBUG, "%s", kernel.why);
+		AF_XDP_LOG(DEBUG, "%s; %s", kernel.why, kernel.batch_why);
 	}
 	pthread_mutex_unlock(&lock);
 	return &kernel;

@@ -14,9 +14,11 @@ struct btf;
 struct af_xdp_kernel {
 	bool probed;
 	bool has_direct;		/* bpf_redirect_xsk found, loads and falls back */
+	bool batched_map;		/* XDP_REDIRECTs into an XSKMAP received in batches */
 	int32_t redirect_xsk_helper;	/* BPF_FUNC_redirect_xsk, -1 if absent */
 	int32_t redirect_xsk_action;	/* XDP_REDIRECT_XSK, -1 if absent */
 	char why[320];			/* one sentence: what was found, or what is missing */
+	char batch_why[256];		/* the same for the batched map path */
 };
 
 /* The value of enumerator value_name of enum enum_name in btf. */
@@ -26,7 +28,10 @@ int af_xdp_btf_enum_value(const struct btf *btf, const char *enum_name,
 /* Step 1 only, on any BTF: fills the numbers, or why they are missing. */
 int af_xdp_kernel_from_btf(const struct btf *btf, struct af_xdp_kernel *k);
 
-/* All three steps on the running kernel, once per process. */
+/* On any BTF: whether the kernel has the batched map path, and batch_why. */
+bool af_xdp_kernel_batched_map_from_btf(const struct btf *btf, struct af_xdp_kernel *k);
+
+/* Everything above on the running kernel, once per process. */
 const struct af_xdp_kernel *af_xdp_kernel_probe(void);
 
 /*

@@ -205,6 +205,11 @@ port_source(const struct af_xdp_port *port)
  * Resolve redirect=auto|direct|map against the running kernel, at probe.
  * Only the built-in program has a choice; with the user's or someone
  * else's program, port->redirect stays AUTO, meaning "not ours to say".
+ *
+ * auto picks the faster: where the kernel batches bpf_redirect_map() into
+ * an XSKMAP, map is as fast as direct (within 1 % in our measurement) and
+ * keeps the map's semantics, so map; otherwise direct where the kernel has
+ * it, map elsewhere.
  */
 int
 af_xdp_prog_choose_redirect(struct af_xdp_port *port)
@@ -221,6 +226,14 @@ af_xdp_prog_choose_redirect(struct af_xdp_port *port)
 		return 0;
 	}
 	k = af_xdp_kernel_probe();
+	if (port->args.redirect == AF_XDP_REDIRECT_AUTO && k->batched_map) {
+		port->redirect = AF_XDP_REDIRECT_MAP;
+		AF_XDP_PORT_LOG(INFO, port,
+				"redirect: map (bpf_redirect_map), redirect=auto and %s: as fast as bpf_redirect_xsk, with the map's semantics%s",
+				k->batch_why,
+				k->has_direct ? " (redirect=direct remains available)" : "");
+		return 0;
+	}
 	if (k->has_direct) {
 		port->redirect = AF_XDP_REDIRECT_DIRECT;
 		port->redirect_xsk_helper = k->redirect_xsk_helper;
@@ -237,8 +250,8 @@ af_xdp_prog_choose_redirect(struct af_xdp_port *port)
 		return -ENOTSUP;
 	}
 	port->redirect = AF_XDP_REDIRECT_MAP;
-	AF_XDP_PORT_LOG(INFO, port, "redirect: map (bpf_redirect_map), redirect=auto and %s",
-			k->why);
+	AF_XDP_PORT_LOG(INFO, port, "redirect: map (bpf_redirect_map), redirect=auto and %s; %s",
+			k->why, k->batch_why);
 	return 0;
 }
 
