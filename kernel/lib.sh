@@ -15,7 +15,8 @@ KERNEL_SRC_PKG=linux-source-6.12
 KERNEL_SRC_TARBALL=/usr/src/linux-source-6.12.tar.xz
 
 # Bump when build.sh changes what it produces from the same inputs.
-KERNEL_RECIPE=1
+# 2: the series' BPF selftests (test_progs) next to the image.
+KERNEL_RECIPE=2
 
 KERNEL_CACHE=${AFXDP_KERNEL_CACHE:-/var/cache/af-xdp-direct/kernel}
 
@@ -30,9 +31,10 @@ kernel_src_version() {
 		awk '$1 == "install" && $3 == "installed" { print $4 }'
 }
 
-# The patch series, in order.
+# The patch series, in order; the cover letter (0000) is not a patch.
 kernel_patches() {
-	ls "$KERNEL_DIR"/patches/[0-9][0-9][0-9][0-9]-*.patch 2>/dev/null | LC_ALL=C sort
+	ls "$KERNEL_DIR"/patches/[0-9][0-9][0-9][0-9]-*.patch 2>/dev/null |
+		grep -v '/0000-cover-letter\.patch$' | LC_ALL=C sort
 }
 
 # The cache key for the given source version (first argument).

@@ -3,14 +3,17 @@
 #
 # vm-rx.sh [--require] <xsk_rx> <pkt_inject> drv|skb [count]
 #
-# Frames through a veth pair into AF_XDP sockets, counted exactly: the
-# receiver (xsk_rx) on veth "va" in one network namespace, the sender
-# (pkt_inject) on its peer "vb" in another, IPv6 off on both. Scenarios:
-# bpf_redirect_map() and bpf_redirect_xsk() with one socket, the map fallback
-# with two sockets on the queue, the direct socket restored after the first
-# of two leaves; in native (drv) mode also with batching off (sysctl
-# net.core.xsk_rx_batch=0) and with frames arriving as xdp_frames (sent with
-# BPF_PROG_RUN live frames) as well as skbs (AF_PACKET).
+# Frames through a veth pair into AF_XDP sockets, counted exactly and in
+# order: the receiver (xsk_rx) on veth "va" in one network namespace, the
+# sender (pkt_inject) on its peer "vb" in another, IPv6 off on both.
+# Scenarios: bpf_redirect_map() and bpf_redirect_xsk() with one socket, the
+# map fallback with two sockets on the queue, the direct socket restored
+# after the first of two leaves, nothing for a socket that is not in the map,
+# two sockets alternating and the socket changing within a NAPI poll. In
+# native (drv) mode the frames arrive as skbs (AF_PACKET), as xdp_frames one
+# per poll (BPF_PROG_RUN live frames) and in bursts of 64 per poll (the
+# kernel's batches), also with batching off (sysctl net.core.xsk_rx_batch=0)
+# and with threaded NAPI (skbs queue up between polls).
 #
 # Meant for the test VM (kernel/vm-run.sh); on another kernel the direct
 # scenarios report the feature absent and are skipped, unless --require.
@@ -80,11 +83,31 @@ failed=0
 skipped=0
 run_id=$(( ($$ << 8) + 1 ))
 
+# va's NAPI in a kernel thread (1) or in softirq (0). A veth has a NAPI
+# only with XDP or GRO: GRO on gives it one before the program is attached.
+set_threaded() {
+	if [ "$1" = 1 ]; then
+		in_rx ethtool -K va gro on >/dev/null &&
+			in_rx sh -c 'echo 1 > /sys/class/net/va/threaded'
+	else
+		in_rx sh -c 'echo 0 > /sys/class/net/va/threaded' 2>/dev/null
+		in_rx ethtool -K va gro off >/dev/null
+	fi
+}
+
 # run_case <label> <via> <batch 0|1|-> <xsk_rx arguments...>
+# THREADED=1 in the environment: va's NAPI runs in a kernel thread, so that
+# skbs from the sender queue up between its polls.
 run_case() {
 	local label=$1 via=$2 batch=$3 rc before after expect_stat=0
 	shift 3
 	run_id=$((run_id + 1))
+	if [ "${THREADED:-0}" = 1 ] && ! set_threaded 1; then
+		echo "FAIL $label: cannot run va's NAPI in a thread"
+		failed=$((failed + 1))
+		set_threaded 0
+		return
+	fi
 	if [ "$batch" != - ]; then
 		if [ -e "$batch_sysctl" ]; then
 			echo "$batch" >"$batch_sysctl" || { failed=$((failed + 1)); return; }
@@ -96,9 +119,9 @@ run_case() {
 	fi
 	echo "=== $label"
 	before=$(redirect_xsk_stat)
-	rm -f "$tmp/ready"
+	rm -f "$tmp/ready" "$tmp/sent"
 	in_rx "$xsk_rx" --ifname va --mode "$mode" --count "$count" --run-id "$run_id" \
-		--ready "$tmp/ready" --timeout 60 $require "$@" &
+		--ready "$tmp/ready" --sent "$tmp/sent" --timeout 60 $require "$@" &
 	rx_pid=$!
 	for _ in $(seq 300); do
 		[ -e "$tmp/ready" ] || ! kill -0 "$rx_pid" 2>/dev/null && break
@@ -108,9 +131,11 @@ run_case() {
 		in_tx "$pkt_inject" --ifname vb --count "$count" --run-id "$run_id" --via "$via" ||
 			echo "# the sender failed"
 	fi
+	touch "$tmp/sent"
 	wait "$rx_pid"
 	rc=$?
 	rx_pid=
+	[ "${THREADED:-0}" = 1 ] && set_threaded 0
 	after=$(redirect_xsk_stat)
 	case "$mode/$*" in
 	drv/*"--prog xsk"*"--scenario single"* | drv/*"--prog xsk"*"--scenario restore"*)
@@ -132,12 +157,27 @@ run_case "$mode: bpf_redirect_xsk, one socket (direct)" packet 1 --prog xsk --sc
 run_case "$mode: bpf_redirect_xsk, two sockets (map fallback)" packet 1 --prog xsk --scenario shared
 run_case "$mode: bpf_redirect_xsk, first of two sockets gone (direct to the one left)" \
 	packet 1 --prog xsk --scenario restore --other-ifname vc
+run_case "$mode: bpf_redirect_xsk, socket not in the map (nothing delivered)" packet 1 \
+	--prog xsk --scenario absent
+run_case "$mode: bpf_redirect_map, two sockets alternating" packet 1 --prog map --scenario alternate
 if [ "$mode" = drv ]; then
 	run_case "drv: bpf_redirect_xsk, one socket, batching off" packet 0 --prog xsk --scenario single
 	run_case "drv: bpf_redirect_map, one socket, xdp_frames" xdp - --prog map --scenario single
 	run_case "drv: bpf_redirect_xsk, one socket, xdp_frames" xdp 1 --prog xsk --scenario single
 	run_case "drv: bpf_redirect_xsk, one socket, xdp_frames, batching off" xdp 0 \
 		--prog xsk --scenario single
+	run_case "drv: bpf_redirect_map, one socket, bursts" burst 1 --prog map --scenario single
+	run_case "drv: bpf_redirect_map, one socket, bursts, batching off" burst 0 \
+		--prog map --scenario single
+	run_case "drv: bpf_redirect_xsk, one socket, bursts" burst 1 --prog xsk --scenario single
+	run_case "drv: bpf_redirect_map, two sockets alternating, bursts" burst 1 \
+		--prog map --scenario alternate
+	run_case "drv: bpf_redirect_map, socket switch within a poll, bursts" burst 1 \
+		--prog map --scenario switch
+	THREADED=1 run_case "drv: bpf_redirect_map, one socket, threaded NAPI" packet 1 \
+		--prog map --scenario single
+	THREADED=1 run_case "drv: bpf_redirect_map, socket switch, threaded NAPI" packet 1 \
+		--prog map --scenario switch
 fi
 
 echo "$mode: $passed passed, $failed failed, $skipped skipped"

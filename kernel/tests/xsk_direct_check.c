@@ -4,8 +4,10 @@
  *
  * The kernel side of XDP_REDIRECT_XSK, checked with BPF_PROG_RUN and real
  * AF_XDP sockets: what bpf_redirect_xsk() answers as sockets come and go on
- * a receive queue, what the verifier accepts, and that an unsupported
- * XDP_REDIRECT_XSK ends in a drop.
+ * a receive queue and in the XSKMAP (XDP_REDIRECT_XSK only for the queue's
+ * single socket when the map holds it at the key: the map's semantics),
+ * what the verifier accepts, and that an unsupported XDP_REDIRECT_XSK ends
+ * in a drop.
  *
  * The helper's number and the action's value are read from the running
  * kernel's BTF. Without them the feature is absent: the program says so and
@@ -193,21 +195,28 @@ static void check_helper_answers(void)
 		return;
 	}
 	expect(prog, XDP_REDIRECT, "no socket on the queue, one in the map (map fallback)");
-	map_clear(map, 0);
-	xdt_xsk_close(&s0);
 
 	if (open_owner(&s1, &umem1, true)) {
 		setup_failed("bind a socket to queue 0");
 		return;
 	}
-	expect(prog, feature.act_redirect_xsk, "one socket on the queue, empty map");
+	expect(prog, XDP_REDIRECT,
+	       "one socket on the queue, another one in the map: the map's entry");
+	map_clear(map, 0);
+	xdt_xsk_close(&s0);
+	expect(prog, XDP_PASS, "one socket on the queue, not in the map: the map's miss");
 	expect(prog_bad_flags, XDP_ABORTED,
 	       "one socket on the queue, flags bpf_redirect_map() refuses");
 	if (map_set(map, 0, s1.fd)) {
 		setup_failed("put the socket in the map");
 		return;
 	}
-	expect(prog, feature.act_redirect_xsk, "one socket on the queue, also in the map");
+	expect(prog, feature.act_redirect_xsk, "one socket on the queue, in the map at the key");
+	expect(prog_bad_flags, XDP_ABORTED,
+	       "one socket on the queue and in the map, flags bpf_redirect_map() refuses");
+	map_clear(map, 0);
+	expect(prog, XDP_PASS, "the socket left the map: the map's miss again");
+	map_set(map, 0, s1.fd);
 
 	if (open_shared(&s2, &s1)) {
 		setup_failed("bind a second socket sharing the UMEM");
@@ -236,10 +245,12 @@ static void check_helper_answers(void)
 		return;
 	}
 	expect(prog, XDP_REDIRECT, "two sockets again");
-	map_clear(map, 0);
+	map_set(map, 0, s2.fd);
 	xdt_xsk_close(&s1);
 	expect(prog, feature.act_redirect_xsk,
-	       "first socket closed, the one sharing its UMEM is left");
+	       "first socket closed, the one sharing its UMEM is left and in the map");
+	map_clear(map, 0);
+	expect(prog, XDP_PASS, "the one left, out of the map: the map's miss");
 	xdt_xsk_close(&s2);
 	expect(prog, XDP_PASS, "all sockets closed: back to the map's answer");
 

@@ -1,28 +1,38 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
  * xsk_rx --ifname IF --prog map|xsk --mode drv|skb --count N --run-id ID
- *        [--scenario single|shared|restore] [--other-ifname IF2]
- *        [--timeout SEC] [--ready FILE] [--require]
+ *        [--scenario single|shared|restore|absent|alternate|switch]
+ *        [--other-ifname IF2] [--timeout SEC] [--ready FILE] [--sent FILE]
+ *        [--require]
  *
- * A small AF_XDP receiver (copy mode, queue 0) that must receive exactly N
- * test frames of run ID (sent by pkt_inject from the peer), each once, on
- * the socket the scenario designates, and nothing on the others:
+ * A small AF_XDP receiver (copy mode, queue 0) that must receive exactly the
+ * test frames of run ID (0 .. N-1, sent by pkt_inject from the peer) that
+ * the scenario gives each socket, each once and in order, and nothing else:
  *
- *   single   one socket. With --prog xsk the socket is NOT in the XSKMAP,
- *            so frames can only reach it through XDP_REDIRECT_XSK; with
- *            --prog map it is, and bpf_redirect_map() delivers.
- *   shared   two sockets on the queue (XDP_SHARED_UMEM): bpf_redirect_xsk()
- *            must fall back to the map, which holds the first one.
- *   restore  two sockets on the queue and, created last, a third on
- *            --other-ifname; the first closes before traffic. The queue's
- *            direct socket must be the second (the one left on THAT queue),
- *            and the map is empty: only the direct path can deliver.
+ *   single     one socket, in the XSKMAP: it gets all N. (With --prog xsk
+ *              they take the direct path, which the caller checks with
+ *              veth's xdp_redirect_xsk counter in drv mode.)
+ *   shared     two sockets on the queue (XDP_SHARED_UMEM), the first in the
+ *              map: bpf_redirect_xsk() must fall back to the map.
+ *   restore    two sockets on the queue and, created last, a third on
+ *              --other-ifname; the first closes before traffic, the second
+ *              is in the map. The queue's direct socket must be the second
+ *              (the one left on THAT queue).
+ *   absent     one socket, NOT in the map: it gets nothing, on both paths
+ *              (bpf_redirect_xsk() keeps the map's semantics).
+ *   alternate  two sockets on the queue, at keys 0 and 1, and a program
+ *              keyed by the frame's number (--prog map): the first gets the
+ *              even frames, the second the odd ones.
+ *   switch     the same with the key changing from 0 to 1 at frame N/2 + 3,
+ *              inside a NAPI poll when frames come in bursts of 64.
  *
  * The program is attached in native (drv) or generic (skb) mode and only
  * redirects test frames; other frames go to the stack. --ready FILE is
- * created once frames can be sent. Exit 0 when the counts are exact, 1 when
- * not, 77 when --prog xsk runs on a kernel without the feature (1 with
- * --require).
+ * created once frames can be sent; with --sent FILE, the receiver counts
+ * until that file exists (the sender is done) and a little longer, so that
+ * frames that should not come (absent) or come too many are seen. Exit 0 when the counts and the order are
+ * right, 1 when not, 77 when --prog xsk runs on a kernel without the feature
+ * (1 with --require).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -51,8 +61,43 @@ struct sock_state {
 	const char *name;
 	struct xdt_xsk xsk;
 	bool open;
-	uint64_t ours, foreign, dups;
+	uint64_t ours, foreign, dups, misplaced, out_of_order;
+	int64_t last_seq;
 };
+
+enum scenario { SC_SINGLE, SC_SHARED, SC_RESTORE, SC_ABSENT, SC_ALTERNATE, SC_SWITCH };
+
+static const char *const scenario_names[] = {
+	[SC_SINGLE] = "single", [SC_SHARED] = "shared", [SC_RESTORE] = "restore",
+	[SC_ABSENT] = "absent", [SC_ALTERNATE] = "alternate", [SC_SWITCH] = "switch",
+};
+
+/* The socket (index into socks[]) frame @seq must reach, or -1 for none */
+static int expected_socket(enum scenario sc, uint32_t seq, uint32_t switch_at)
+{
+	switch (sc) {
+	case SC_RESTORE:
+		return 1;
+	case SC_ABSENT:
+		return -1;
+	case SC_ALTERNATE:
+		return seq & 1;
+	case SC_SWITCH:
+		return seq >= switch_at;
+	default:
+		return 0;
+	}
+}
+
+static int parse_scenario(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(scenario_names) / sizeof(scenario_names[0]); i++)
+		if (!strcmp(name, scenario_names[i]))
+			return (int)i;
+	return -1;
+}
 
 static volatile sig_atomic_t stop;
 
@@ -65,8 +110,9 @@ static void on_signal(int sig)
 static void usage(const char *argv0)
 {
 	MSG("usage: %s --ifname IF --prog map|xsk --mode drv|skb --count N --run-id ID\n"
-	    "       [--scenario single|shared|restore] [--other-ifname IF2] [--timeout SEC]\n"
-	    "       [--ready FILE] [--require]\n", argv0);
+	    "       [--scenario single|shared|restore|absent|alternate|switch]\n"
+	    "       [--other-ifname IF2] [--timeout SEC] [--ready FILE] [--sent FILE]\n"
+	    "       [--require]\n", argv0);
 	exit(2);
 }
 
@@ -82,14 +128,16 @@ int main(int argc, char **argv)
 		{ "scenario", required_argument, NULL, 's' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "ready", required_argument, NULL, 'R' },
+		{ "sent", required_argument, NULL, 'S' },
 		{ "require", no_argument, NULL, 'q' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *ifname = NULL, *other_ifname = NULL, *prog_name = NULL;
-	const char *mode = "drv", *scenario = "single", *ready = NULL, *why;
+	const char *mode = "drv", *scenario_name = "single", *ready = NULL, *sent = NULL, *why;
 	unsigned long count = 0, run_id = 0, timeout_s = 60;
 	struct sock_state socks[MAX_SOCKS] = {
-		{ .name = "first" }, { .name = "second" }, { .name = "other" },
+		{ .name = "first", .last_seq = -1 }, { .name = "second", .last_seq = -1 },
+		{ .name = "other", .last_seq = -1 },
 	};
 	struct xdt_umem umem = { 0 }, other_umem = { 0 };
 	struct xdt_ring *fill;
@@ -98,10 +146,11 @@ int main(int argc, char **argv)
 	uint8_t *seen = NULL;
 	bool require = false, ok;
 	int opt, err, ifindex, other_ifindex = -1, map = -1, prog = -1, i;
-	int expected, attach_flags, rc = EXIT_FAILURE;
+	int attach_flags, sc, rc = EXIT_FAILURE;
 	enum xdt_prog_kind kind;
-	uint64_t deadline, done_at = 0, unique = 0;
-	uint32_t zero = 0;
+	uint64_t deadline, done_at = 0, unique = 0, expected_total;
+	uint64_t want[MAX_SOCKS] = { 0 };
+	uint32_t zero = 0, one = 1, switch_at, frame;
 
 	while ((opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		switch (opt) {
@@ -111,9 +160,10 @@ int main(int argc, char **argv)
 		case 'm': mode = optarg; break;
 		case 'n': count = strtoul(optarg, NULL, 0); break;
 		case 'r': run_id = strtoul(optarg, NULL, 0); break;
-		case 's': scenario = optarg; break;
+		case 's': scenario_name = optarg; break;
 		case 't': timeout_s = strtoul(optarg, NULL, 0); break;
 		case 'R': ready = optarg; break;
+		case 'S': sent = optarg; break;
 		case 'q': require = true; break;
 		default: usage(argv[0]);
 		}
@@ -132,12 +182,24 @@ int main(int argc, char **argv)
 		attach_flags = XDP_FLAGS_SKB_MODE;
 	else
 		usage(argv[0]);
-	if (strcmp(scenario, "single") && strcmp(scenario, "shared") &&
-	    strcmp(scenario, "restore"))
+	sc = parse_scenario(scenario_name);
+	if (sc < 0)
 		usage(argv[0]);
-	if (!strcmp(scenario, "restore") && (kind != XDT_PROG_XSK || !other_ifname)) {
+	if (sc == SC_RESTORE && (kind != XDT_PROG_XSK || !other_ifname)) {
 		MSG("the restore scenario needs --prog xsk and --other-ifname\n");
 		return 2;
+	}
+	if ((sc == SC_ALTERNATE || sc == SC_SWITCH) && kind != XDT_PROG_MAP) {
+		MSG("the %s scenario needs --prog map (its program picks the key)\n",
+		    scenario_name);
+		return 2;
+	}
+	switch_at = count / 2 + 3;
+	for (frame = 0; frame < count; frame++) {
+		int s = expected_socket(sc, frame, switch_at);
+
+		if (s >= 0)
+			want[s]++;
 	}
 
 	if (kind == XDT_PROG_XSK) {
@@ -158,7 +220,7 @@ int main(int argc, char **argv)
 		return EXIT_FAILURE;
 	}
 	seen = calloc(count, 1);
-	map = xdt_xskmap_create(1);
+	map = xdt_xskmap_create(2);
 	if (!seen || map < 0 || xdt_umem_alloc(&umem, UMEM_FRAMES, FRAME_SIZE)) {
 		MSG("set-up failed: %s\n", strerror(errno));
 		goto out;
@@ -173,10 +235,9 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	socks[0].open = true;
-	expected = 0;
 	fill = &socks[0].xsk.fill;
 
-	if (strcmp(scenario, "single")) {
+	if (sc == SC_SHARED || sc == SC_RESTORE || sc == SC_ALTERNATE || sc == SC_SWITCH) {
 		err = xdt_xsk_open(&socks[1].xsk, NULL, RX_RING, 0);
 		if (!err)
 			err = xdt_xsk_bind(&socks[1].xsk, ifindex, 0, socks[0].xsk.fd);
@@ -186,7 +247,7 @@ int main(int argc, char **argv)
 		}
 		socks[1].open = true;
 	}
-	if (!strcmp(scenario, "restore")) {
+	if (sc == SC_RESTORE) {
 		/* Created last: the head of the namespace's socket list. */
 		if (xdt_umem_alloc(&other_umem, 64, FRAME_SIZE) ||
 		    xdt_xsk_open(&socks[2].xsk, &other_umem, 64, 64) ||
@@ -209,12 +270,19 @@ int main(int argc, char **argv)
 		fill = &socks[1].xsk.fill;
 		xdt_xsk_close(&socks[0].xsk);
 		socks[0].open = false;
-		expected = 1;
 	}
 
-	/* Which sockets the map holds decides what only the direct path can do. */
-	if ((kind == XDT_PROG_MAP || !strcmp(scenario, "shared")) &&
-	    bpf_map_update_elem(map, &zero, &socks[0].xsk.fd, BPF_ANY)) {
+	/* The map holds the socket that gets the frames (at key 1 the second
+	 * one of alternate and switch); in absent, none.
+	 */
+	err = 0;
+	if (sc == SC_RESTORE)
+		err = bpf_map_update_elem(map, &zero, &socks[1].xsk.fd, BPF_ANY);
+	else if (sc != SC_ABSENT)
+		err = bpf_map_update_elem(map, &zero, &socks[0].xsk.fd, BPF_ANY);
+	if (!err && (sc == SC_ALTERNATE || sc == SC_SWITCH))
+		err = bpf_map_update_elem(map, &one, &socks[1].xsk.fd, BPF_ANY);
+	if (err) {
 		MSG("XSKMAP update: %s\n", strerror(errno));
 		goto out;
 	}
@@ -224,7 +292,12 @@ int main(int argc, char **argv)
 		goto out;
 	}
 
-	prog = xdt_prog_redirect(kind, map, XDP_PASS, &feature, true, BPF_XDP, false);
+	if (sc == SC_ALTERNATE)
+		prog = xdt_prog_redirect_by_seq(map, XDT_KEY_PARITY, 0);
+	else if (sc == SC_SWITCH)
+		prog = xdt_prog_redirect_by_seq(map, XDT_KEY_SWITCH, switch_at);
+	else
+		prog = xdt_prog_redirect(kind, map, XDP_PASS, &feature, true, BPF_XDP, false);
 	if (prog < 0)
 		goto out;
 	err = bpf_xdp_attach(ifindex, prog, attach_flags, NULL);
@@ -232,8 +305,10 @@ int main(int argc, char **argv)
 		MSG("attaching the program to %s in %s mode: %s\n", ifname, mode, strerror(-err));
 		goto out;
 	}
-	printf("# %s: %s program, %s mode, scenario %s; expecting %lu frames on the %s socket\n",
-	       ifname, prog_name, mode, scenario, count, socks[expected].name);
+	expected_total = want[0] + want[1];
+	printf("# %s: %s program, %s mode, scenario %s; expecting %lu and %lu frames on the"
+	       " first and second socket\n", ifname, prog_name, mode, scenario_name,
+	       (unsigned long)want[0], (unsigned long)want[1]);
 	fflush(stdout);
 	if (ready) {
 		int fd = open(ready, O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -270,6 +345,11 @@ int main(int argc, char **argv)
 					seen[seq] = 1;
 					s->ours++;
 					unique++;
+					if (expected_socket(sc, seq, switch_at) != i)
+						s->misplaced++;
+					if ((int64_t)seq <= s->last_seq)
+						s->out_of_order++;
+					s->last_seq = seq;
 				}
 				/* Back to the fill ring; the address keeps its offset. */
 				addrs[k] = descs[k].addr - descs[k].addr % FRAME_SIZE;
@@ -279,7 +359,7 @@ int main(int argc, char **argv)
 				MSG("fill ring overflow\n");
 			got_any += n;
 		}
-		if (!done_at && unique >= count)
+		if (!done_at && unique >= expected_total && (!sent || !access(sent, F_OK)))
 			done_at = xdt_now_ns();
 		if (!got_any)
 			usleep(200);
@@ -291,23 +371,24 @@ int main(int argc, char **argv)
 	for (i = 0; i < MAX_SOCKS; i++) {
 		struct sock_state *s = &socks[i];
 		struct xdp_statistics st = { 0 };
-		uint64_t want = i == expected ? count : 0;
 
 		if (!s->open && !s->ours)
 			continue;
 		if (s->open)
 			xdt_xsk_stats(&s->xsk, &st);
-		printf("# %s socket: %lu test frames (want %lu), %lu duplicates, %lu other frames;"
-		       " kernel: rx_dropped %llu, rx_ring_full %llu, fill_ring_empty %llu\n",
-		       s->name, (unsigned long)s->ours, (unsigned long)want,
-		       (unsigned long)s->dups, (unsigned long)s->foreign,
+		printf("# %s socket: %lu test frames (want %lu), %lu duplicates, %lu out of order,"
+		       " %lu for another socket, %lu other frames; kernel: rx_dropped %llu,"
+		       " rx_ring_full %llu, fill_ring_empty %llu\n",
+		       s->name, (unsigned long)s->ours, (unsigned long)want[i],
+		       (unsigned long)s->dups, (unsigned long)s->out_of_order,
+		       (unsigned long)s->misplaced, (unsigned long)s->foreign,
 		       st.rx_dropped, st.rx_ring_full, st.rx_fill_ring_empty_descs);
-		if (s->ours != want || s->dups)
+		if (s->ours != want[i] || s->dups || s->out_of_order || s->misplaced)
 			ok = false;
 	}
 	printf("%s - %s program, %s mode, scenario %s: %lu/%lu frames\n",
-	       ok ? "ok" : "not ok", prog_name, mode, scenario,
-	       (unsigned long)unique, count);
+	       ok ? "ok" : "not ok", prog_name, mode, scenario_name,
+	       (unsigned long)unique, (unsigned long)expected_total);
 	rc = ok ? EXIT_SUCCESS : EXIT_FAILURE;
 out:
 	if (prog >= 0)
