@@ -5,8 +5,9 @@
 #
 # The measurement (not a test): in the VM, on a veth pair, with a kernel-side
 # generator (BPF_PROG_RUN live frames), the receive cost of AF_XDP with
-# bpf_redirect_map(), bpf_redirect_xsk() and bpf_redirect_xsk() + batched
-# receive, next to XDP_DROP; see kernel/tests/xsk_bench.c.
+# bpf_redirect_map() and bpf_redirect_xsk(), each frame by frame and batched,
+# and of frames alternating between two sockets, next to XDP_DROP, with the
+# targets of the batched map path checked; see kernel/tests/xsk_bench.c.
 #
 # By default qemu runs with -icount shift=0: guest time advances by 1 ns per
 # guest instruction, so "ns" below are guest instructions, deterministic and

@@ -3,12 +3,22 @@
  * xsk_bench --rx-ifname A --tx-ifname B [--seconds S] [--rounds R]
  *           [--cpu N] [--csv FILE]
  *
- * Receive cost of AF_XDP on veth for these XDP programs on A (native mode):
+ * Receive cost of AF_XDP on veth for these XDP programs on A (native mode),
+ * with the kernel's batched receive off (net.core.xsk_rx_batch=0: one frame
+ * at a time, as stock 6.12 does) and on:
  *
- *   drop       XDP_DROP: generator and veth alone, the baseline
- *   map        bpf_redirect_map(xskmap, queue, XDP_PASS)
- *   xsk        bpf_redirect_xsk(ctx, xskmap, queue, XDP_PASS), batching off
- *   xsk-batch  the same with batched receive (net.core.xsk_rx_batch=1)
+ *   drop           XDP_DROP: generator and veth alone, the baseline
+ *   map            bpf_redirect_map(xskmap, queue, XDP_PASS), per frame
+ *   map-batch      the same, batched
+ *   xsk            bpf_redirect_xsk(ctx, xskmap, queue, XDP_PASS), per frame
+ *   xsk-batch      the same, batched
+ *   alt            bpf_redirect_map() alternating between two sockets on the
+ *                  queue (shared UMEM), per frame
+ *   alt-batch      the same with batching on: every frame ends a batch
+ *
+ * (Two sockets of two queues cannot alternate within one NAPI poll: a poll
+ * serves one queue, and a frame redirected to another queue's socket is
+ * dropped. The worst case for batching is two sockets of the same queue.)
  *
  * B and A are the two ends of a veth pair. The generator is in the kernel:
  * BPF_PROG_RUN in live-frames mode with a program redirecting 64-byte
@@ -56,9 +66,24 @@
 #define WARMUP_CALLS	8
 #define MAX_ROUNDS	64
 
-enum variant { V_DROP, V_MAP, V_XSK, V_XSK_BATCH, V_COUNT };
+enum variant { V_DROP, V_MAP, V_MAP_BATCH, V_XSK, V_XSK_BATCH, V_ALT, V_ALT_BATCH, V_COUNT };
 
-static const char *const variant_names[V_COUNT] = { "drop", "map", "xsk", "xsk-batch" };
+struct variant_def {
+	const char *name;
+	int batch;		/* net.core.xsk_rx_batch, -1: left alone */
+	bool helper;		/* needs bpf_redirect_xsk */
+	bool alternating;	/* two sockets, frames alternate */
+};
+
+static const struct variant_def variants[V_COUNT] = {
+	[V_DROP] = { "drop", -1, false, false },
+	[V_MAP] = { "map", 0, false, false },
+	[V_MAP_BATCH] = { "map-batch", 1, false, false },
+	[V_XSK] = { "xsk", 0, true, false },
+	[V_XSK_BATCH] = { "xsk-batch", 1, true, false },
+	[V_ALT] = { "alt", 0, false, true },
+	[V_ALT_BATCH] = { "alt-batch", 1, false, true },
+};
 
 static volatile sig_atomic_t interrupted;
 
@@ -71,6 +96,8 @@ static void on_signal(int sig)
 struct bench {
 	struct xdt_umem umem;
 	struct xdt_xsk xsk;
+	struct xdt_xsk second;	/* on the same queue, for the alternating rows */
+	int ifindex;
 	int gen_prog;
 	char stat_path[128];
 	uint8_t frame[XDT_FRAME_LEN];
@@ -100,9 +127,11 @@ static uint64_t read_u64_file(const char *path)
 	return v;
 }
 
+#define BATCH_SYSCTL "/proc/sys/net/core/xsk_rx_batch"
+
 static int set_batching(int on)
 {
-	FILE *f = fopen("/proc/sys/net/core/xsk_rx_batch", "w");
+	FILE *f = fopen(BATCH_SYSCTL, "w");
 
 	if (!f)
 		return -errno;
@@ -110,14 +139,14 @@ static int set_batching(int on)
 	return fclose(f) ? -errno : 0;
 }
 
-/* Take everything from the Rx ring and give it back to the fill ring. */
-static uint64_t drain(struct bench *b)
+/* Take everything from an Rx ring and give it back to the fill ring. */
+static uint64_t drain_ring(struct bench *b, struct xdt_ring *rx)
 {
 	struct xdp_desc descs[256];
 	uint64_t addrs[256], total = 0;
 	uint32_t n, i;
 
-	while ((n = xdt_rx_take(&b->xsk.rx, descs, 256))) {
+	while ((n = xdt_rx_take(rx, descs, 256))) {
 		for (i = 0; i < n; i++)
 			addrs[i] = descs[i].addr - descs[i].addr % FRAME_SIZE;
 		if (xdt_fill_addrs(&b->xsk.fill, addrs, n) != n)
@@ -125,6 +154,34 @@ static uint64_t drain(struct bench *b)
 		total += n;
 	}
 	return total;
+}
+
+static uint64_t drain(struct bench *b)
+{
+	uint64_t total = drain_ring(b, &b->xsk.rx);
+
+	if (b->second.rx.map)
+		total += drain_ring(b, &b->second.rx);
+	return total;
+}
+
+/*
+ * The second socket exists only while the alternating rows run: with two
+ * sockets on the queue, bpf_redirect_xsk() would fall back to the map.
+ */
+static int open_second(struct bench *b, int map2)
+{
+	uint32_t one = 1;
+	int err;
+
+	err = xdt_xsk_open(&b->second, NULL, RX_RING, 0);
+	if (!err)
+		err = xdt_xsk_bind(&b->second, b->ifindex, 0, b->xsk.fd);
+	if (!err && bpf_map_update_elem(map2, &one, &b->second.fd, BPF_ANY))
+		err = -errno;
+	if (err)
+		MSG("second socket on the queue: %s\n", strerror(-err));
+	return err;
 }
 
 /* One generator call, then the ring handling; adds to @w. */
@@ -156,7 +213,7 @@ static int step(struct bench *b, struct window *w)
 
 static int measure(struct bench *b, double seconds, struct window *w)
 {
-	struct xdp_statistics s0, s1;
+	struct xdp_statistics s0, s1, t0s = { 0 }, t1s = { 0 };
 	uint64_t p0, t0, end;
 	int i, err;
 
@@ -169,6 +226,8 @@ static int measure(struct bench *b, double seconds, struct window *w)
 	}
 	memset(w, 0, sizeof(*w));
 	xdt_xsk_stats(&b->xsk, &s0);
+	if (b->second.rx.map)
+		xdt_xsk_stats(&b->second, &t0s);
 	p0 = read_u64_file(b->stat_path);
 	t0 = xdt_now_ns();
 	end = t0 + (uint64_t)(seconds * 1e9);
@@ -180,7 +239,10 @@ static int measure(struct bench *b, double seconds, struct window *w)
 	w->wall_ns = xdt_now_ns() - t0;
 	w->processed = read_u64_file(b->stat_path) - p0;
 	xdt_xsk_stats(&b->xsk, &s1);
-	w->lost = (s1.rx_dropped - s0.rx_dropped) + (s1.rx_ring_full - s0.rx_ring_full);
+	if (b->second.rx.map)
+		xdt_xsk_stats(&b->second, &t1s);
+	w->lost = (s1.rx_dropped - s0.rx_dropped) + (s1.rx_ring_full - s0.rx_ring_full) +
+		  (t1s.rx_dropped - t0s.rx_dropped) + (t1s.rx_ring_full - t0s.rx_ring_full);
 	return 0;
 }
 
@@ -205,6 +267,16 @@ static double pct(double v, double ref)
 	return 100.0 * (v / ref - 1);
 }
 
+/* A target of the measurement: @value at most @limit_pct percent above @ref */
+static void report_target(const char *what, double value, double ref, double limit_pct,
+			  const char *target)
+{
+	double d = pct(value, ref);
+
+	printf("#   %-24s %+6.1f%%  (target: %s) %s\n", what, d, target,
+	       d <= limit_pct ? "met" : "NOT met");
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -218,9 +290,10 @@ int main(int argc, char **argv)
 	};
 	const char *rx_ifname = NULL, *tx_ifname = NULL, *csv_path = NULL, *why;
 	static double pps[V_COUNT][MAX_ROUNDS], kns[V_COUNT][MAX_ROUNDS], uns[V_COUNT][MAX_ROUNDS];
-	double med_pps[V_COUNT], med_k[V_COUNT], med_u[V_COUNT];
-	int opt, rounds = 5, cpu = 1, rx_ifindex, tx_ifindex, r, v, err;
-	int progs[V_COUNT], map, nvariants = V_COUNT, rc = EXIT_FAILURE;
+	double med_pps[V_COUNT], med_k[V_COUNT], med_u[V_COUNT], rx[V_COUNT];
+	int opt, rounds = 5, cpu = 1, tx_ifindex, r, v, err;
+	int progs[V_COUNT], map, map2, counter, rc = EXIT_FAILURE;
+	bool has_helper, has_switch, run[V_COUNT];
 	double seconds = 3;
 	struct xdt_feature feature;
 	static struct bench b;
@@ -241,20 +314,21 @@ int main(int argc, char **argv)
 	if (!rx_ifname || !tx_ifname || rounds < 1 || rounds > MAX_ROUNDS || seconds <= 0)
 		goto usage;
 
-	err = xdt_feature_probe(&feature, &why);
-	if (err) {
-		printf("feature absent: %s; measuring drop and map only\n", why);
-		nvariants = V_XSK;
-	}
-	if (nvariants > V_XSK_BATCH && access("/proc/sys/net/core/xsk_rx_batch", W_OK)) {
-		printf("no net.core.xsk_rx_batch: a kernel without batched receive;"
-		       " measuring drop, map and xsk\n");
-		nvariants = V_XSK_BATCH;
-	}
-	rx_ifindex = xdt_ifindex(rx_ifname);
+	has_helper = xdt_feature_probe(&feature, &why) == 0;
+	if (!has_helper)
+		printf("# feature absent: %s; no bpf_redirect_xsk rows\n", why);
+	has_switch = access(BATCH_SYSCTL, W_OK) == 0;
+	if (!has_switch)
+		printf("# no net.core.xsk_rx_batch: every row as the kernel receives,"
+		       " no batched rows\n");
+	for (v = 0; v < V_COUNT; v++)
+		run[v] = (has_helper || !variants[v].helper) &&
+			 (has_switch || variants[v].batch < 1);
+
+	b.ifindex = xdt_ifindex(rx_ifname);
 	tx_ifindex = xdt_ifindex(tx_ifname);
-	if (rx_ifindex < 0 || tx_ifindex < 0) {
-		MSG("no such device: %s\n", rx_ifindex < 0 ? rx_ifname : tx_ifname);
+	if (b.ifindex < 0 || tx_ifindex < 0) {
+		MSG("no such device: %s\n", b.ifindex < 0 ? rx_ifname : tx_ifname);
 		return EXIT_FAILURE;
 	}
 	snprintf(b.stat_path, sizeof(b.stat_path), "/sys/class/net/%s/statistics/rx_packets",
@@ -265,28 +339,33 @@ int main(int argc, char **argv)
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 
+	b.second.fd = -1;
 	map = xdt_xskmap_create(1);
-	if (map < 0 || xdt_umem_alloc(&b.umem, UMEM_FRAMES, FRAME_SIZE) ||
+	map2 = xdt_xskmap_create(2);
+	counter = xdt_counter_create();
+	if (map < 0 || map2 < 0 || counter < 0 ||
+	    xdt_umem_alloc(&b.umem, UMEM_FRAMES, FRAME_SIZE) ||
 	    xdt_xsk_open(&b.xsk, &b.umem, RX_RING, FILL_RING) ||
-	    xdt_xsk_bind(&b.xsk, rx_ifindex, 0, -1) ||
+	    xdt_xsk_bind(&b.xsk, b.ifindex, 0, -1) ||
 	    bpf_map_update_elem(map, &zero, &b.xsk.fd, BPF_ANY) ||
+	    bpf_map_update_elem(map2, &zero, &b.xsk.fd, BPF_ANY) ||
 	    xdt_fill(&b.xsk.fill, &b.umem, 0, UMEM_FRAMES) != UMEM_FRAMES) {
 		MSG("socket set-up on %s failed: %s\n", rx_ifname, strerror(errno));
 		return EXIT_FAILURE;
 	}
-	/* The same map, with the socket in it, for every program: only the
-	 * helper differs.
+	/* The same map, with the socket in it, for the single-socket
+	 * programs: only the helper differs. The alternating program has a
+	 * map of two, the second socket joining it for its rows.
 	 */
 	progs[V_DROP] = xdt_prog_return(XDP_DROP);
-	progs[V_MAP] = xdt_prog_redirect(XDT_PROG_MAP, map, XDP_PASS, &feature, false,
-					 BPF_XDP, false);
-	if (nvariants > V_XSK)
-		progs[V_XSK] = progs[V_XSK_BATCH] =
-			xdt_prog_redirect(XDT_PROG_XSK, map, XDP_PASS, &feature, false,
-					  BPF_XDP, false);
+	progs[V_MAP] = progs[V_MAP_BATCH] =
+		xdt_prog_redirect(XDT_PROG_MAP, map, XDP_PASS, &feature, false, BPF_XDP, false);
+	progs[V_XSK] = progs[V_XSK_BATCH] = !has_helper ? -1 :
+		xdt_prog_redirect(XDT_PROG_XSK, map, XDP_PASS, &feature, false, BPF_XDP, false);
+	progs[V_ALT] = progs[V_ALT_BATCH] = xdt_prog_redirect_alternating(map2, counter);
 	b.gen_prog = xdt_prog_redirect_ifindex(tx_ifindex);
-	for (v = 0; v < nvariants; v++)
-		if (progs[v] < 0)
+	for (v = 0; v < V_COUNT; v++)
+		if (run[v] && progs[v] < 0)
 			return EXIT_FAILURE;
 	if (b.gen_prog < 0)
 		return EXIT_FAILURE;
@@ -304,24 +383,31 @@ int main(int argc, char **argv)
 	       "generated", "processed", "delivered", "lost", "frames/s", "kern ns/fr",
 	       "user ns/fr");
 	for (r = 0; r < rounds && !interrupted; r++) {
-		for (v = 0; v < nvariants && !interrupted; v++) {
+		for (v = 0; v < V_COUNT && !interrupted; v++) {
+			const struct variant_def *def = &variants[v];
 			struct window w;
 			uint64_t counted;
 
-			if (nvariants > V_XSK_BATCH && (v == V_XSK || v == V_XSK_BATCH)) {
-				err = set_batching(v == V_XSK_BATCH);
+			if (!run[v])
+				continue;
+			if (has_switch && def->batch >= 0) {
+				err = set_batching(def->batch);
 				if (err) {
 					MSG("net.core.xsk_rx_batch: %s\n", strerror(-err));
 					goto out;
 				}
 			}
-			err = bpf_xdp_attach(rx_ifindex, progs[v], XDP_FLAGS_DRV_MODE, NULL);
+			if (def->alternating && open_second(&b, map2))
+				goto out;
+			err = bpf_xdp_attach(b.ifindex, progs[v], XDP_FLAGS_DRV_MODE, NULL);
 			if (err) {
-				MSG("attach %s to %s: %s\n", variant_names[v], rx_ifname,
-				    strerror(-err));
+				MSG("attach %s to %s: %s\n", def->name, rx_ifname, strerror(-err));
 				goto out;
 			}
-			if (measure(&b, seconds, &w))
+			err = measure(&b, seconds, &w);
+			if (def->alternating)
+				xdt_xsk_close(&b.second);
+			if (err)
 				goto out;
 			/* drop delivers nothing: count what veth processed */
 			counted = v == V_DROP ? w.processed : w.delivered;
@@ -329,13 +415,13 @@ int main(int argc, char **argv)
 			kns[v][r] = (double)w.kernel_ns / w.generated;
 			uns[v][r] = counted ? (double)w.user_ns / counted : 0;
 			printf("  %-5d %-10s %10lu %10lu %10lu %8lu %12.0f %10.0f %10.0f\n", r + 1,
-			       variant_names[v], (unsigned long)w.generated,
+			       def->name, (unsigned long)w.generated,
 			       (unsigned long)w.processed, (unsigned long)w.delivered,
 			       (unsigned long)w.lost, pps[v][r], kns[v][r], uns[v][r]);
 			fflush(stdout);
 			if (csv)
 				fprintf(csv, "%d,%s,%.3f,%lu,%lu,%lu,%lu,%.0f,%.1f,%.1f\n", r + 1,
-					variant_names[v], w.wall_ns / 1e9,
+					def->name, w.wall_ns / 1e9,
 					(unsigned long)w.generated, (unsigned long)w.processed,
 					(unsigned long)w.delivered, (unsigned long)w.lost,
 					pps[v][r], kns[v][r], uns[v][r]);
@@ -345,42 +431,59 @@ int main(int argc, char **argv)
 	if (!rounds)
 		goto out;
 
-	for (v = 0; v < nvariants; v++) {
+	for (v = 0; v < V_COUNT; v++) {
+		if (!run[v])
+			continue;
 		med_pps[v] = median(pps[v], rounds);
 		med_k[v] = median(kns[v], rounds);
 		med_u[v] = median(uns[v], rounds);
+		rx[v] = med_k[v] - med_k[V_DROP];
 	}
 	printf("\n# medians over %d rounds; ratios matter, absolute values are TCG's\n", rounds);
 	printf("# kernel ns/frame: BPF_PROG_RUN's own time per frame, which covers generating\n"
 	       "# the frame AND receiving it (veth NAPI, XDP, copy to the socket) on one CPU;\n"
-	       "# frames/s = 1e9 / that; receive = kernel - drop's kernel (the AF_XDP part)\n");
+	       "# frames/s = 1e9 / that; receive = kernel - drop's kernel (the AF_XDP part);\n"
+	       "# vs map: against bpf_redirect_map() received frame by frame (stock 6.12)\n");
 	printf("| program | kernel ns/frame | frames/s | vs map | receive ns/frame | vs map |"
 	       " delivered/s (wall) |\n");
 	printf("| --- | ---: | ---: | ---: | ---: | ---: | ---: |\n");
-	for (v = 0; v < nvariants; v++) {
-		double rx = med_k[v] - med_k[V_DROP], rx_map = med_k[V_MAP] - med_k[V_DROP];
+	for (v = 0; v < V_COUNT; v++) {
 		double fps = 1e9 / med_k[v], fps_map = 1e9 / med_k[V_MAP];
 
+		if (!run[v])
+			continue;
 		if (v == V_DROP)
 			printf("| %s | %.0f | %.0f | %+.1f%% | - | - | %.0f |\n",
-			       variant_names[v], med_k[v], fps, pct(fps, fps_map), med_pps[v]);
+			       variants[v].name, med_k[v], fps, pct(fps, fps_map), med_pps[v]);
 		else
 			printf("| %s | %.0f | %.0f | %+.1f%% | %.0f | %+.1f%% | %.0f |\n",
-			       variant_names[v], med_k[v], fps, pct(fps, fps_map), rx,
-			       pct(rx, rx_map), med_pps[v]);
+			       variants[v].name, med_k[v], fps, pct(fps, fps_map), rx[v],
+			       pct(rx[v], rx[V_MAP]), med_pps[v]);
 	}
 	printf("# user-space ring handling, ns/frame:");
-	for (v = V_MAP; v < nvariants; v++)
-		printf(" %s %.0f", variant_names[v], med_u[v]);
+	for (v = V_MAP; v < V_COUNT; v++)
+		if (run[v])
+			printf(" %s %.0f", variants[v].name, med_u[v]);
 	printf("\n");
+	if (run[V_MAP_BATCH]) {
+		printf("# targets, on receive ns/frame:\n");
+		if (run[V_XSK_BATCH])
+			report_target("map-batch vs xsk-batch", rx[V_MAP_BATCH], rx[V_XSK_BATCH],
+				      3, "at most 3% above");
+		report_target("map-batch vs map", rx[V_MAP_BATCH], rx[V_MAP], -30,
+			      "at least 30% below");
+		report_target("alt-batch vs alt", rx[V_ALT_BATCH], rx[V_ALT], 0,
+			      "no more than per frame");
+	}
 	rc = EXIT_SUCCESS;
 out:
-	bpf_xdp_detach(rx_ifindex, XDP_FLAGS_DRV_MODE, NULL);
-	if (nvariants > V_XSK_BATCH)
+	bpf_xdp_detach(b.ifindex, XDP_FLAGS_DRV_MODE, NULL);
+	if (has_switch)
 		set_batching(1);
 	if (csv)
 		fclose(csv);
 	close(b.gen_prog);
+	xdt_xsk_close(&b.second);
 	xdt_xsk_close(&b.xsk);
 	xdt_umem_free(&b.umem);
 	return rc;
