@@ -5,9 +5,11 @@
 #
 # Build the patched test kernel and cache it: Debian's linux-source-6.12,
 # the series in kernel/patches/, `make tinyconfig` + kernel/config.fragment,
-# `make bzImage`. The image is cached under a hash of (source package
-# version, fragment, patches, recipe), so a second run with the same inputs
-# costs seconds. Prints where the image is, on the last line of output.
+# `make bzImage`, and the series' own BPF selftests from the same tree
+# (build-selftest.sh: a test_progs of only those). The image and test_progs
+# are cached under a hash of (source package version, fragment, patches,
+# recipe), so a second run with the same inputs costs seconds. Prints where
+# the image is, on the last line of output.
 #
 #   --force      rebuild even if the image is cached
 #   --keep-tree  keep the unpacked, built source tree (~3 GB) for inspection
@@ -46,6 +48,7 @@ packages=(
 	busybox-static			# poweroff -f in the guest
 	iproute2 ethtool		# the tests, in the guest
 	pkg-config libbpf-dev		# the test programs
+	clang bpftool zlib1g-dev	# the series' BPF selftests
 )
 missing=()
 for p in "${packages[@]}"; do
@@ -161,6 +164,16 @@ if command -v bpftool >/dev/null; then
 	for name in BPF_FUNC_redirect_xsk XDP_REDIRECT_XSK; do
 		grep -q "'$name' val=" <<<"$btf" || die "$name is not in the kernel's BTF"
 	done
+	# the batched map path, which the driver detects by this function
+	grep -q "FUNC 'xdp_do_redirect_xsk_batch'" <<<"$btf" ||
+		die "xdp_do_redirect_xsk_batch is not in the kernel's BTF"
+fi
+
+# --- 5b. the series' BPF selftests, from the same tree -----------------------
+echo "build.sh: the series' BPF selftests (build-selftest.sh)"
+if ! "$KERNEL_DIR/build-selftest.sh" "$src" "$build/selftest" >>"$log" 2>&1; then
+	tail -n 20 "$log" >&2
+	die "the BPF selftests of the series do not build (log: $log)"
 fi
 
 # --- 6. cache ---------------------------------------------------------------
@@ -168,6 +181,7 @@ tmp=$images/$key.tmp
 rm -rf "$tmp"
 mkdir -p "$tmp"
 cp "$out/arch/x86/boot/bzImage" "$tmp/bzImage"
+cp "$build/selftest/test_progs" "$tmp/test_progs"
 cp "$out/.config" "$tmp/config"
 cp "$log" "$tmp/build.log"
 {

@@ -9,9 +9,13 @@
 #
 #   kernel    BPF_PROG_RUN and real sockets: what bpf_redirect_xsk() answers
 #             as sockets come and go, verifier checks, unsupported action
-#   rx-drv    exact frame counts through veth in native XDP mode: map path,
-#             direct path (batched and not, skbs and xdp_frames), fallback
-#             with two sockets, direct socket restored
+#   bpf-selftest  the series' own selftests (tools/testing/selftests/bpf,
+#             test_progs -t xdp_xsk_redirect, built by build.sh)
+#   rx-drv    exact frame counts, in order, through veth in native XDP mode:
+#             map and direct paths (batched and not; skbs, xdp_frames, bursts
+#             of 64 per poll, threaded NAPI), fallback with two sockets,
+#             direct socket restored, nothing for a socket not in the map,
+#             two sockets alternating, the socket changing within a poll
 #   rx-skb    the same scenarios in generic (skb) XDP mode
 #
 # --build-kernel first runs kernel/build.sh (seconds when the image is
@@ -61,6 +65,7 @@ run() {
 }
 
 run kernel "$out/xsk_direct_check" --require
+run bpf-selftest "$KERNEL_DIR/tests/vm-selftest.sh"
 run rx-drv "$KERNEL_DIR/tests/vm-rx.sh" --require "$out/xsk_rx" "$out/pkt_inject" drv "$count"
 run rx-skb "$KERNEL_DIR/tests/vm-rx.sh" --require "$out/xsk_rx" "$out/pkt_inject" skb "$count"
 

@@ -26,6 +26,7 @@
 #
 # Settings (environment):
 #   AFXDP_VM_KERNEL     a bzImage to boot instead of the cached one
+# In the guest, AFXDP_VM_IMAGE is the path of the image booted.
 #   AFXDP_VM_TIMEOUT    seconds before the VM is killed (default 1200)
 #   AFXDP_VM_CPUS       vCPUs (default 2)
 #   AFXDP_VM_MEM        memory (default 2G)
@@ -100,7 +101,9 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-# The AFXDP_* environment and PYTHONPATH, for the guest's init and the job.
+# The AFXDP_* environment and PYTHONPATH, for the guest's init and the job;
+# the image's directory also holds what was built with it (test_progs).
+export AFXDP_VM_IMAGE=$image
 env | grep -E '^(AFXDP_[A-Za-z0-9_]*|PYTHONPATH)=' | while IFS= read -r kv; do
 	echo "export $(printf %q "$kv")"
 done >"$share/env.sh"
