@@ -26,7 +26,6 @@
 #
 # Settings (environment):
 #   AFXDP_VM_KERNEL     a bzImage to boot instead of the cached one
-# In the guest, AFXDP_VM_IMAGE is the path of the image booted.
 #   AFXDP_VM_TIMEOUT    seconds before the VM is killed (default 1200)
 #   AFXDP_VM_CPUS       vCPUs (default 2)
 #   AFXDP_VM_MEM        memory (default 2G)
@@ -39,6 +38,8 @@
 #                       guest time then counts guest instructions (2^shift ns
 #                       each) instead of following the host's clock, which
 #                       makes timings independent of the host's load
+# In the guest, AFXDP_VM_IMAGE is the path of the image booted (the cache
+# keeps what was built with it in the same directory: test_progs).
 #
 # The VM always ends: qemu runs with -no-reboot and the kernel with panic=-1
 # (a panic reboots, which ends qemu), the guest's init powers off after the
