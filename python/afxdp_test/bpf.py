@@ -26,6 +26,7 @@ import ctypes
 import json
 import os
 import platform
+import re
 import shutil
 
 from . import cleanup, env
@@ -69,6 +70,27 @@ def bpftool():
     if not path:
         raise env.Skip("bpftool not found (Debian package bpftool; scripts/setup.sh installs it)")
     return path
+
+
+class KernelXdp:
+    """What the running kernel offers the driver's redirect, read from its
+    BTF with bpftool (never from the driver under test):
+      direct   BPF_FUNC_redirect_xsk in enum bpf_func_id (our patched kernel)
+      batched  the function xdp_do_redirect_xsk_batch: bpf_redirect_map()
+               into an XSKMAP received in batches (the series' first part)"""
+
+    def __init__(self):
+        cp = env.run([bpftool(), "btf", "dump", "file", "/sys/kernel/btf/vmlinux"],
+                     check=False, timeout=120)
+        if cp.returncode != 0:
+            raise env.Skip("cannot read the kernel's BTF with bpftool: %s" % cp.stderr.strip())
+        self.direct = re.search(r"'BPF_FUNC_redirect_xsk' val=\d+", cp.stdout) is not None
+        self.batched = re.search(r"FUNC 'xdp_do_redirect_xsk_batch' ", cp.stdout) is not None
+
+    def __str__(self):
+        return "the running kernel %s bpf_redirect_xsk and %s the map's redirects into an " \
+            "XSKMAP" % ("has" if self.direct else "lacks",
+                        "batches" if self.batched else "does not batch")
 
 
 def obj_get(path):

@@ -11,8 +11,9 @@ scripts/afxdp-secondary.sh, as the README shows.
    forwarding on (the kernel's counters are reset by moving their base, not
    re-read); then counting restarts exactly.
 2. The kernel made to drop again; `dpdk-proc-info -- --xstats-reset` exits 0
-   without an error, and every xstat testpmd shows reads 0 (but the mode flag
-   rx_xdp_redirect_direct, which is not a counter), and a second later too.
+   without an error, and every xstat testpmd shows reads 0 (but the flags
+   in testpmd.XSTATS_NOT_COUNTERS, which are not counters), and a second
+   later too.
 """
 
 import os
@@ -22,7 +23,6 @@ from afxdp_test import env, hugepages, runner, testpmd, topo, traffic
 from test_stats_reset import OVERFLOW, SECOND, reset_scenario
 
 WRAPPER = os.path.join(os.path.dirname(runner.LIB_DIR), "scripts", "afxdp-secondary.sh")
-NOT_COUNTERS = ["rx_xdp_redirect_direct"]      # which program redirects: 0 or 1
 HUGEPAGES = 192
 MEM_MB = 256
 SECONDARY_TIMEOUT = 60   # only against a hang
@@ -43,7 +43,7 @@ def proc_info(t, ns, tp, what):
 
 def nonzero_xstats(tp):
     xs = tp.xstats(0)
-    return {n: v for n, v in xs.items() if v != 0 and n not in NOT_COUNTERS}, len(xs)
+    return {n: v for n, v in xs.items() if v != 0 and n not in testpmd.XSTATS_NOT_COUNTERS}, len(xs)
 
 
 def xstats_reset(t, ns, tp, peer, port):

@@ -4,34 +4,29 @@
 
 What to expect is read from the running kernel itself, independently of the
 driver's own probing: does `bpftool btf dump file /sys/kernel/btf/vmlinux`
-list BPF_FUNC_redirect_xsk in enum bpf_func_id (our patched kernel) or not
-(a stock kernel)?  Then, on a veth pair, with N frames from afxdp-gen:
+list BPF_FUNC_redirect_xsk in enum bpf_func_id (the direct redirect of our
+patched kernel), and the function xdp_do_redirect_xsk_batch (its batched
+receive of bpf_redirect_map() into an XSKMAP)?  Then, on a veth pair, with N
+frames from afxdp-gen:
 
-- redirect=auto: the driver logs and shows (xstat rx_xdp_redirect_direct)
-  direct on the patched kernel, map elsewhere; all N frames arrive.  On the
-  patched kernel, the veth's own counter rx_queue_0_xdp_redirect_xsk
-  (ethtool -S) grows by N: the kernel itself says the frames took the direct
-  path; and the program's fallback counters stay 0.
-- redirect=map: map on any kernel, N frames, that veth counter unchanged.
+- redirect=auto: the driver logs and shows (xstats rx_xdp_redirect_direct,
+  rx_xdp_kernel_batched_map) map where the kernel batches the map's
+  redirects (as fast, the map's semantics), direct where it only has the
+  direct redirect, map elsewhere; all N frames arrive; and the program's
+  fallback counters stay 0.
+- redirect=map: map on any kernel, N frames.
 - redirect=direct: on a stock kernel the probe fails at once, naming
-  redirect and what the kernel lacks; on the patched kernel, as auto.
+  redirect and what the kernel lacks; on the patched kernel, direct.
+On the patched kernel, the veth's own counter rx_queue_0_xdp_redirect_xsk
+(ethtool -S) grows by N exactly when the driver says direct: the kernel
+itself says which path the frames took.
 """
 
 import os
-import re
 
-from afxdp_test import env, runner, testpmd, topo
+from afxdp_test import bpf, env, runner, testpmd, topo
 
 FRAMES = 1000
-
-
-def kernel_has_direct():
-    """Ask the running kernel's BTF, with bpftool, not with the driver."""
-    cp = env.run(["bpftool", "btf", "dump", "file", "/sys/kernel/btf/vmlinux"],
-                 check=False, timeout=120)
-    if cp.returncode != 0:
-        raise env.Skip("cannot read the kernel's BTF with bpftool: %s" % cp.stderr.strip())
-    return re.search(r"'BPF_FUNC_redirect_xsk' val=\d+", cp.stdout) is not None
 
 
 def generator():
@@ -53,7 +48,17 @@ def direct_frames(port):
     return port.ethtool_stats().get("rx_queue_0_xdp_redirect_xsk")
 
 
-def run_port(t, net, dut, port, peer, gen, redirect, expect_direct, kernel_direct):
+def expected_log(redirect, expect_direct, batched):
+    if expect_direct:
+        return "redirect: direct (bpf_redirect_xsk)"
+    if redirect == "auto" and batched:
+        return ("redirect: map (bpf_redirect_map), redirect=auto and the kernel receives "
+                "bpf_redirect_map() into an XSKMAP in batches")
+    return "redirect: map (bpf_redirect_map)"
+
+
+def run_port(t, net, dut, port, peer, gen, redirect, expect_direct, kernel):
+    kernel_direct, batched = kernel.direct, kernel.batched
     vdev = "net_af_xdp0,iface=%s,redirect=%s" % (port.name, redirect)
     before = direct_frames(port)
     t.require((before is not None) == kernel_direct,
@@ -61,8 +66,7 @@ def run_port(t, net, dut, port, peer, gen, redirect, expect_direct, kernel_direc
     with testpmd.TestPmd(dut, [vdev], fwd="rxonly",
                          eal_extra=["--log-level=pmd.net.af_xdp:info"]) as tp:
         log = tp.startup_output
-        want_log = "redirect: direct (bpf_redirect_xsk)" if expect_direct else \
-            "redirect: map (bpf_redirect_map)"
+        want_log = expected_log(redirect, expect_direct, batched)
         t.check(want_log in log, "redirect=%s: the log says %r" % (redirect, want_log))
         tp.cmd("start")
         send(gen, peer, FRAMES)
@@ -72,6 +76,8 @@ def run_port(t, net, dut, port, peer, gen, redirect, expect_direct, kernel_direc
         xs = tp.xstats(0)
         t.equal(xs.get("rx_xdp_redirect_direct"), 1 if expect_direct else 0,
                 "redirect=%s: xstat rx_xdp_redirect_direct" % redirect)
+        t.equal(xs.get("rx_xdp_kernel_batched_map"), 1 if batched else 0,
+                "redirect=%s: xstat rx_xdp_kernel_batched_map" % redirect)
         t.equal(xs.get("rx_xdp_direct_fallback_via_map"), 0,
                 "redirect=%s: frames through the map instead" % redirect)
         t.equal(xs.get("rx_xdp_direct_fallback_passed"), 0,
@@ -103,15 +109,16 @@ def main(t):
     if env.is_stock():
         raise env.Skip("redirect= is a devarg of our driver (AFXDP_PLUGIN unset: stock driver)")
     gen = generator()
-    direct = kernel_has_direct()
-    env.log("the running kernel %s bpf_redirect_xsk" % ("has" if direct else "lacks"))
+    kernel = bpf.KernelXdp()
+    env.log(str(kernel))
     with topo.Topology() as net:
         dut, gen_ns = net.netns("dut"), net.netns("gen")
         port, peer = net.veth(dut, "d0", gen_ns, "g0")
-        run_port(t, net, dut, port, peer, gen, "auto", direct, direct)
-        run_port(t, net, dut, port, peer, gen, "map", False, direct)
-        if direct:
-            run_port(t, net, dut, port, peer, gen, "direct", True, direct)
+        run_port(t, net, dut, port, peer, gen, "auto", kernel.direct and not kernel.batched,
+                 kernel)
+        run_port(t, net, dut, port, peer, gen, "map", False, kernel)
+        if kernel.direct:
+            run_port(t, net, dut, port, peer, gen, "direct", True, kernel)
         else:
             direct_refused(t, net, dut, port)
 

@@ -12,11 +12,13 @@ so a leak of the fill ring per stop exhausts the pool):
   B. two ports on two queues of one veth (the built-in program, shared,
      redirect=map): while port 0 is stopped, port 1 (started, no traffic, so
      its fill ring is exactly full) holds RING mbufs: avail == pool size - RING.
-  C. the same with redirect=auto: the direct program (bpf_redirect_xsk) on
-     our patched kernel, the map elsewhere. The direct program finds a
-     queue's socket through the queue, not the map, until the socket is
-     closed: the stopped port's mbufs come back all the same, because the
-     driver closes the socket before it gives them back.
+  C. the same with redirect=auto: the map where the kernel batches the map's
+     redirects, the direct program (bpf_redirect_xsk) where it only has that.
+  D. the same with redirect=direct, where the kernel has bpf_redirect_xsk
+     (our patched kernel; a note elsewhere). The direct program keeps the
+     map's semantics (a socket out of the map receives nothing), and the
+     driver closes the socket before it gives the mbufs back: the stopped
+     port's mbufs come back as with the map.
 Each `port start 0` must succeed; afterwards N frames still arrive.
 (`avail` is the common pool plus every lcore cache: see test_restart.py.)
 
@@ -120,6 +122,11 @@ def main(t):
         port, peer = net.veth(dut, "d1", gen, "g1", queues=2)
         same_iface(t, net, dut, port, peer, "map")
         same_iface(t, net, dut, port, peer, "auto")
+        kernel = bpf.KernelXdp()
+        if kernel.direct:
+            same_iface(t, net, dut, port, peer, "direct")
+        else:
+            env.log("D not run: %s" % kernel)
 
 
 if __name__ == "__main__":

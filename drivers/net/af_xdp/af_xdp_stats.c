@@ -22,6 +22,7 @@
 #include <rte_eal.h>
 #include <rte_string_fns.h>
 
+#include "af_xdp_kernel.h"
 #include "af_xdp_mp.h"
 #include "af_xdp_prog.h"
 #include "af_xdp_socket.h"
@@ -55,12 +56,14 @@ static const struct xstat_def tx_driver_xstats[] = {
 
 /*
  * Port-wide: whether the built-in program redirects with bpf_redirect_xsk,
- * and what it counted of the frames that did not go straight to a socket
- * (all queues of the interface, as the program is shared), in the order of
- * enum af_xdp_fallback.
+ * whether the kernel receives bpf_redirect_map() into an XSKMAP in batches
+ * (what makes redirect=auto choose the map), and what the program counted
+ * of the frames that did not go straight to a socket (all queues of the
+ * interface, as the program is shared), in the order of enum af_xdp_fallback.
  */
 static const char * const redirect_xstats[] = {
 	"rx_xdp_redirect_direct",
+	"rx_xdp_kernel_batched_map",
 	"rx_xdp_direct_fallback_via_map",
 	"rx_xdp_direct_fallback_passed",
 };
@@ -309,8 +312,10 @@ af_xdp_xstats_get(struct rte_eth_dev *dev, struct rte_eth_xstat *xstats, unsigne
 	}
 	af_xdp_prog_read_fallbacks(fds.fallbacks, fallbacks);
 	put_socket_fds(&fds);
-	/* In redirect_xstats' order: the mode, then the fallbacks by key. */
+	/* In redirect_xstats' order: the mode, the kernel, then the fallbacks by key. */
 	xstats[k] = (struct rte_eth_xstat) { k, port->redirect == AF_XDP_REDIRECT_DIRECT };
+	k++;
+	xstats[k] = (struct rte_eth_xstat) { k, af_xdp_kernel_probe()->batched_map };
 	k++;
 	for (j = 0; j < AF_XDP_FALLBACK_MAX; j++, k++)
 		xstats[k] = (struct rte_eth_xstat) { k, fallbacks[j] };

@@ -14,10 +14,12 @@
  *
  * afxdp_direct  our patched kernel: bpf_redirect_xsk() answers
  *               XDP_REDIRECT_XSK when the queue has exactly one socket with
- *               an Rx ring, which the kernel then finds through its
- *               netdev_rx_queue (no XSKMAP lookup, no bpf_redirect_info);
- *               otherwise it behaves as bpf_redirect_map().  Frames that
- *               did not go the direct way are counted.
+ *               an Rx ring and that socket is also the XSKMAP's entry at the
+ *               key; the kernel then delivers through the queue's
+ *               netdev_rx_queue (no bpf_redirect_info).  Otherwise it
+ *               behaves as bpf_redirect_map(), so a socket out of the map
+ *               receives nothing either way.  Frames that did not go the
+ *               direct way are counted.
  *
  * Neither the helper's number nor the action's value is written here: the
  * PMD reads both from the running kernel's BTF and sets them before load
