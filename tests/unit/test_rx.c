@@ -655,6 +655,18 @@ test_mb_no_scatter_and_unbind(void)
 	env_free(&e);
 }
 
+/* The cases of frames of one descriptor each, through rx_burst_fn. */
+static void
+run_single_descriptor_tests(void)
+{
+	RUN(test_burst_sizes);
+	RUN(test_refill_counts);
+	RUN(test_burst_limits);
+	RUN(test_wraparound);
+	RUN(test_empty_and_wakeup);
+	RUN(test_mbuf_exhaustion);
+}
+
 /*
  * One build of the burst per run (argv[1]: baseline or x86-64-v3), one meson
  * test each: a CPU without x86-64-v3 reports that build's test as skipped.
@@ -688,21 +700,11 @@ main(int argc, char **argv)
 	}
 	printf("# %s build\n", build);
 	RUN(test_initial_fill);
-	RUN(test_burst_sizes);
-	RUN(test_refill_counts);
-	RUN(test_burst_limits);
-	RUN(test_wraparound);
-	RUN(test_empty_and_wakeup);
-	RUN(test_mbuf_exhaustion);
+	run_single_descriptor_tests();
 	RUN(test_reclaim);
 	/* The single-descriptor tests again, through the burst for chains. */
 	rx_burst_fn = rx_burst_mb_fn;
-	RUN(test_burst_sizes);
-	RUN(test_refill_counts);
-	RUN(test_burst_limits);
-	RUN(test_wraparound);
-	RUN(test_empty_and_wakeup);
-	RUN(test_mbuf_exhaustion);
+	run_single_descriptor_tests();
 	RUN(test_mb_chains);
 	RUN(test_mb_split);
 	RUN(test_mb_mixed_and_wrap);
