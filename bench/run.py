@@ -128,6 +128,7 @@ def tools(a):
         "bench_rx": os.path.join(b, "bench", "micro", "bench_rx"),
         "l2fwd": os.path.join(b, "examples", "l2fwd-af-xdp", "l2fwd-af-xdp"),
         "l2fwd_xdp": os.path.join(b, "examples", "l2fwd-af-xdp", "l2fwd-xdp"),
+        "dpdk_l2fwd": os.path.join(b, "dpdk-l2fwd"),     # scripts/dpdk-l2fwd.sh
     }
     plugins = sorted(f for f in os.listdir(os.path.join(b, "drivers", "net", "af_xdp"))
                      if f.startswith("librte_net_af_xdp_direct.so.") and f.count(".") >= 4) \
@@ -247,6 +248,8 @@ def main(argv):
                               gen_cpu=a.gen_cpu, dut_cpu=a.dut_cpu, near_ns=a.near_ns,
                               gen=t["gen"], bench_xdp=t["bench_xdp"], pingpong=t["pingpong"],
                               l2fwd=t["l2fwd"], l2fwd_xdp=t["l2fwd_xdp"],
+                              dpdk_l2fwd=t["dpdk_l2fwd"] if os.access(t["dpdk_l2fwd"], os.X_OK)
+                              else None,
                               plugin=env.stage_plugin(t["plugin"]), logs=logs,
                               devargs={"stock": a.stock_devargs, "ours": a.ours_devargs})
         meta["settings"] = s

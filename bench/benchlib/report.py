@@ -27,6 +27,7 @@ RUN_COLUMNS = [
 FIGURE_NAMES = {
     ("io", "forwarded_mpps"): "io forwarding, Mpps at the far end",
     ("l2fwd", "forwarded_mpps"): "l2fwd example forwarding, Mpps at the far end",
+    ("dpdk-l2fwd", "forwarded_mpps"): "DPDK's examples/l2fwd forwarding, Mpps at the far end",
     ("rxonly", "cycles_per_packet"): "rxonly, DUT userspace cycles/packet",
     ("io", "cycles_per_packet"): "io, DUT userspace cycles/packet (Tx sendto included)",
     ("rxonly", "received_mpps"): "rxonly, Mpps received",

@@ -16,6 +16,9 @@ arrive at d0. The device under test (DUT) is on d0 (and d1):
                 DUT's CPU), counted at s0
   l2fwd-xdp     examples' kernel twin, l2fwd-xdp: the same forwarding by XDP
                 through a DEVMAP, counted at s0
+  dpdk-l2fwd    DPDK's own examples/l2fwd (scripts/dpdk-l2fwd.sh), one lcore
+                per port: port 0's (d0 -> d1) on the DUT's CPU, port 1's on
+                the generator's; counted at s0
 
 testpmd runs with Debian's stock net_af_xdp or, with -d, ours; nothing else
 differs between the two. The namespaces, veths, XDP programs and processes
@@ -48,9 +51,11 @@ CONFIGS = {
               "what": "examples/l2fwd-af-xdp d0 -> d1, counted at the far end"},
     "l2fwd-xdp": {"kind": "l2fwd-xdp", "delivered": "forwarded",
                   "what": "examples' l2fwd-xdp (XDP, DEVMAP) d0 -> d1, counted at the far end"},
+    "dpdk-l2fwd": {"kind": "dpdk-l2fwd", "delivered": "forwarded",
+                   "what": "DPDK's examples/l2fwd d0 -> d1, an lcore per port, counted at the far end"},
 }
 # Configurations run with each DPDK driver (stock and ours); the others run once.
-DPDK_KINDS = ("afxdp", "l2fwd")
+DPDK_KINDS = ("afxdp", "l2fwd", "dpdk-l2fwd")
 DRIVERS = ("stock", "ours")
 
 # A DUT that delivers at least this share of what was offered kept up: the
@@ -76,6 +81,7 @@ class Settings:
         self.devargs = {"stock": "", "ours": ""}    # appended to each port's --vdev
         self.gen = self.bench_xdp = self.pingpong = self.plugin = None
         self.l2fwd = self.l2fwd_xdp = None     # examples/l2fwd-af-xdp
+        self.dpdk_l2fwd = None      # DPDK's examples/l2fwd (scripts/dpdk-l2fwd.sh)
         self.huge_dir = None        # a hugetlbfs for the DPDK processes; None: --no-huge
         self.mem_mb = 256           # their memory with hugepages
         self.logs = None            # directory for each run's transcript
@@ -241,7 +247,7 @@ class Bench:
             row["pp_before_ns"] = machine.pingpong(self.s.pingpong, pp)
             if cfg["kind"] == "afxdp":
                 self._run_testpmd(item, cfg, row)
-            elif cfg["kind"] in ("l2fwd", "l2fwd-xdp"):
+            elif cfg["kind"] in ("l2fwd", "l2fwd-xdp", "dpdk-l2fwd"):
                 self._run_l2fwd(item, cfg, row)
             else:
                 self._run_kernel(item, cfg, row)
@@ -338,6 +344,17 @@ class Bench:
         eal = [testpmd.LOG_INFO]        # our driver's choices, for the report
         if item["driver"] == "ours":
             eal += ["-d", s.plugin]
+        if cfg["kind"] == "dpdk-l2fwd":
+            # As its guide runs it: an lcore per port (-q 1), statistics
+            # off. lcore 0 (the main one) takes port 0, the one that
+            # forwards, on the DUT's CPU; port 1 receives nothing.
+            if not s.dpdk_l2fwd:
+                raise RunError("DPDK's l2fwd is not built (scripts/dpdk-l2fwd.sh builds it)")
+            return l2fwd.Forwarder.dpdk_example(
+                self.dut_ns, ports, ["-p", "0x3", "-q", "1", "-T", "0"],
+                lcores="0@%d,1@%d" % (s.dut_cpu, s.gen_cpu), eal_extra=eal,
+                devargs=s.devargs.get(item["driver"]) or "", huge_dir=s.huge_dir,
+                mem_mb=s.mem_mb if s.huge_dir else None, path=s.dpdk_l2fwd)
         app = ["-q", "2", "-T", "0", "--json", "--burst", str(min(s.burst, 64)),
                "--rxd", str(s.rxd), "--txd", str(s.txd)]
         return l2fwd.Forwarder.dpdk(self.dut_ns, ports, app, lcores=str(s.dut_cpu), eal_extra=eal,
@@ -354,18 +371,28 @@ class Bench:
             fwd.start()
             napi = self._pin(item["placement"])
             tids = machine.threads_on(fwd.proc.pid, self.s.dut_cpu, "") \
-                if cfg["kind"] == "l2fwd" else ()
+                if cfg["kind"] != "l2fwd-xdp" else ()
             g = self._measure(row, napi, tids[:1])
             fwd.stop(signal.SIGINT)
             text = fwd.output()
         finally:
             self._save(item, fwd.output())
             fwd.close()     # ended if still running; EAL's runtime directory removed
-        if cfg["kind"] == "l2fwd":
+        if cfg["kind"] != "l2fwd-xdp":
             info = dpdk_output.startup(text)
+            want = "af_xdp_direct" if item["driver"] == "ours" else "stock"
+            if not (info["driver"] or "").startswith(want):
+                raise RunError("%s probed the ports with %s, not the %s driver" % (
+                    cfg["kind"], info["driver"] or "an unknown driver", item["driver"]))
             row.update({"redirect": info["redirect"], "rx_build": info["rx_build"],
                         "xdp_mode": info["xdp_mode"]})
-        final = l2fwd.final_totals(text)
+        if cfg["kind"] == "dpdk-l2fwd":
+            # DPDK's l2fwd prints no statistics with -T 0; it must end well.
+            final = {"exit": fwd.returncode}
+            if fwd.returncode != 0:
+                raise RunError("dpdk-l2fwd exited with %s at SIGINT" % fwd.returncode)
+        else:
+            final = l2fwd.final_totals(text)
         if final is None:
             raise RunError("no final statistics from %s (exit %s)" % (cfg["kind"], fwd.returncode))
         # The program's own totals include the warm-up: the window's figures

@@ -116,6 +116,8 @@ def headline(rows, placements):
         out.append(ratio_figure(rows, "io", p, "forwarded_mpps", TARGET_FORWARDING, True))
         # The l2fwd example is held to the same forwarding target (issue 6).
         out.append(ratio_figure(rows, "l2fwd", p, "forwarded_mpps", TARGET_FORWARDING, True))
+        # DPDK's own l2fwd: what an unmodified application sees (issue 10).
+        out.append(ratio_figure(rows, "dpdk-l2fwd", p, "forwarded_mpps", None, True))
         out.append(ratio_figure(rows, "rxonly", p, "cycles_per_packet", TARGET_RX_CYCLES, False))
         out.append(ratio_figure(rows, "io", p, "cycles_per_packet", None, False))
         out.append(ratio_figure(rows, "rxonly", p, "received_mpps", None, True))

@@ -303,9 +303,9 @@ class Schedule(unittest.TestCase):
         a = run.options(["--repeats", "4"])
         items = run.schedule(a)
         per_repeat = len(items) // 4
-        # per placement: rxonly, io, l2fwd twice (stock, ours); xdp-drop,
-        # xdp-redirect, l2fwd-xdp once (the kernel)
-        self.assertEqual(per_repeat, 2 * (3 * 2 + 3))
+        # per placement: rxonly, io, l2fwd, dpdk-l2fwd twice (stock, ours);
+        # xdp-drop, xdp-redirect, l2fwd-xdp once (the kernel)
+        self.assertEqual(per_repeat, 2 * (4 * 2 + 3))
         firsts = []
         for i, it in enumerate(items):
             if it["order"] == "A":

@@ -97,7 +97,7 @@ def main():
             check(r["offered_mpps"] != "" and r["received_mpps"] != "", "run %s: rates computed" % name)
             if r["config"] in ("rxonly", "io"):
                 check(r["cycles_per_packet"] != "", "run %s: cycles/packet read at stop" % name)
-            if r["config"] in ("io", "xdp-redirect", "l2fwd", "l2fwd-xdp"):
+            if r["config"] in ("io", "xdp-redirect", "l2fwd", "l2fwd-xdp", "dpdk-l2fwd"):
                 check(r["forwarded_mpps"] != "", "run %s: forwarded counted at the far end" % name)
             if r["driver"] == "ours":
                 check(r["redirect"] in ("map", "direct"), "run %s: our driver's redirect mode logged" % name)
