@@ -108,10 +108,12 @@ def schedule(a):
         places = a.placements if rep % 2 else list(reversed(a.placements))
         for p in places:
             for c in a.configs:
-                if scenario.CONFIGS[c]["kind"] in scenario.DPDK_KINDS:
-                    drivers = ["stock", "ours"] if rep % 2 else ["ours", "stock"]
-                else:
-                    drivers = ["kernel"]
+                cfg = scenario.CONFIGS[c]
+                if p not in cfg.get("placements", machine.PLACEMENTS):
+                    continue
+                drivers = list(scenario.drivers_of(cfg))
+                if rep % 2 == 0:
+                    drivers.reverse()
                 for i, d in enumerate(drivers):
                     items.append({"seq": len(items) + 1, "repeat": rep, "config": c, "driver": d,
                                   "placement": p, "order": "AB"[i] if len(drivers) > 1 else ""})

@@ -19,6 +19,14 @@ arrive at d0. The device under test (DUT) is on d0 (and d1):
   dpdk-l2fwd    DPDK's own examples/l2fwd (scripts/dpdk-l2fwd.sh), one lcore
                 per port: port 0's (d0 -> d1) on the DUT's CPU, port 1's on
                 the generator's; counted at s0
+  io-1500       io with full 1514-byte frames at MTU 1500, ours only
+  io-jumbo      io with 9014-byte frames, every interface at MTU 9000
+                (AF_XDP multi-buffer: testpmd --enable-scatter); the stock
+                driver refuses the MTU, and its refusal is the result
+  xdp-redirect-jumbo  the kernel's DEVMAP redirect (xdp.frags) at MTU 9000
+
+The full-size frames come from afxdp-gen's AF_PACKET method (live frames
+cannot exceed a page), at 1500 and 9000 alike; these runs report Gbit/s too.
 
 testpmd runs with Debian's stock net_af_xdp or, with -d, ours; nothing else
 differs between the two. The namespaces, veths, XDP programs and processes
@@ -28,6 +36,7 @@ stack).
 
 import json
 import os
+import re
 import signal
 import time
 
@@ -53,10 +62,42 @@ CONFIGS = {
                   "what": "examples' l2fwd-xdp (XDP, DEVMAP) d0 -> d1, counted at the far end"},
     "dpdk-l2fwd": {"kind": "dpdk-l2fwd", "delivered": "forwarded",
                    "what": "DPDK's examples/l2fwd d0 -> d1, an lcore per port, counted at the far end"},
+    # Frames of the whole MTU, through AF_PACKET (live frames stop at a
+    # page); softirq only, to keep the default run short.
+    "io-1500": {"kind": "afxdp", "fwd": "io", "delivered": "forwarded", "mtu": 1500,
+                "size": 1514, "gen_method": "packet", "drivers": ("ours",),
+                "placements": ("softirq",),
+                "what": "testpmd io, 1514-byte frames at MTU 1500, counted at the far end"},
+    "io-jumbo": {"kind": "afxdp", "fwd": "io", "delivered": "forwarded", "mtu": 9000,
+                 "size": 9014, "gen_method": "packet", "placements": ("softirq",),
+                 "app_extra": ["--enable-scatter", "--max-pkt-len=9014", "--tx-offloads=0x8000"],
+                 "what": "testpmd io, 9014-byte frames at MTU 9000, counted at the far end"},
+    "xdp-redirect-jumbo": {"kind": "kernel", "prog": "redirect", "delivered": "forwarded",
+                           "mtu": 9000, "size": 9014, "gen_method": "packet",
+                           "placements": ("softirq",),
+                           "what": "kernel XDP DEVMAP redirect (xdp.frags), 9014-byte frames "
+                                   "at MTU 9000, counted at the far end"},
 }
 # Configurations run with each DPDK driver (stock and ours); the others run once.
 DPDK_KINDS = ("afxdp", "l2fwd", "dpdk-l2fwd")
 DRIVERS = ("stock", "ours")
+# The interfaces' MTU where a configuration says none.
+DEFAULT_MTU = 1500
+# testpmd's words when a port cannot be configured, and the driver's reason.
+PORT_REFUSED = "Fail to configure port"
+MTU_REFUSAL = re.compile(r"^.*MTU \(\d+\) > device max MTU \(\d+\).*$", re.M)
+
+
+def frame_size(cfg, s):
+    """Bytes of each frame (without FCS) the generator sends in `cfg`."""
+    return cfg.get("size", s.size)
+
+
+def drivers_of(cfg):
+    """Who runs `cfg`: each DPDK driver its kind runs with, or the kernel."""
+    if cfg["kind"] not in DPDK_KINDS:
+        return ("kernel",)
+    return cfg.get("drivers", DRIVERS)
 
 # A DUT that delivers at least this share of what was offered kept up: the
 # figure is the generator's rate, not the DUT's.
@@ -101,6 +142,7 @@ class Bench:
         self.log = log
         self.net = None
         self._sink_undo = None
+        self.cfg = {}               # the configuration of the run under way
 
     # --- topology ---------------------------------------------------------------
 
@@ -128,6 +170,7 @@ class Bench:
         # The far end drops at XDP: cheap, counted in s0's rx_packets, and a
         # DEVMAP redirect into d1 needs s0 to have NAPI.
         self._sink_undo = self._attach(self.s0, "drop")
+        self.mtu = DEFAULT_MTU
         self.log("topology: %s %s <-> %s %s; %s %s <-> %s %s (bench_drop)" % (
             self.gen_ns, self.g0.name, self.d0.name, self.dut_ns, self.dut_ns, self.d1.name,
             self.s0.name, self.sink_ns))
@@ -145,6 +188,13 @@ class Bench:
     def _detach(self, ifc):
         cp = env.run([self.s.bench_xdp, "detach", ifc.name], ns=ifc.ns.name, check=False)
         self.log((cp.stdout + cp.stderr).strip())
+
+    def _set_mtu(self, mtu):
+        """Every interface of the path at `mtu` (the DUT's driver may have
+        changed its own two: set them all, each run)."""
+        for ifc in (self.g0, self.d0, self.d1, self.s0):
+            ifc.set_mtu(mtu)
+        self.mtu = mtu
 
     # --- placement ----------------------------------------------------------------
 
@@ -176,9 +226,11 @@ class Bench:
                 "psi": machine.psi_cpu_some()}
 
     def _gen(self, seconds):
-        s = self.s
-        args = [s.gen, "--dev", self.g0.name, "--size", str(s.size), "--duration",
+        s, cfg = self.s, self.cfg
+        args = [s.gen, "--dev", self.g0.name, "--size", str(frame_size(cfg, s)), "--duration",
                 "%.3f" % seconds, "--cpus", str(s.gen_cpu), "--json", "--quiet"]
+        if cfg.get("gen_method"):
+            args += ["--method", cfg["gen_method"]]
         cp = env.run(args, ns=self.gen_ns.name, check=False, timeout=seconds + 60)
         if cp.returncode != 0:
             raise RunError("afxdp-gen failed (exit %d): %s" % (cp.returncode,
@@ -237,12 +289,14 @@ class Bench:
 
     def run(self, item):
         """One run: item has config, driver, placement, repeat. Returns a row."""
-        cfg = CONFIGS[item["config"]]
+        cfg = self.cfg = CONFIGS[item["config"]]
         row = dict(item)
         row["started"] = time.strftime("%H:%M:%S")
         row["loadavg1"] = machine.loadavg()[0]
+        row["frame_bytes"] = frame_size(cfg, self.s)
         pp = (self.s.gen_cpu, self.s.dut_cpu)
         try:
+            self._set_mtu(cfg.get("mtu", DEFAULT_MTU))
             self._place(item["placement"])
             row["pp_before_ns"] = machine.pingpong(self.s.pingpong, pp)
             if cfg["kind"] == "afxdp":
@@ -268,7 +322,7 @@ class Bench:
         if cfg["fwd"] == "io":
             vdevs.append("net_af_xdp1,iface=%s%s" % (self.d1.name, extra))
         app = ["--rxd=%d" % s.rxd, "--txd=%d" % s.txd, "--burst=%d" % s.burst,
-               "--record-core-cycles", "--record-burst-stats"]
+               "--record-core-cycles", "--record-burst-stats"] + list(cfg.get("app_extra", ()))
         eal = ["--main-lcore", str(s.gen_cpu), testpmd.LOG_INFO]
         if item["driver"] == "ours":
             eal += ["-d", s.plugin]
@@ -289,6 +343,10 @@ class Bench:
                                    % (info["driver"] or "an unknown driver", item["driver"]))
                 row.update({"redirect": info["redirect"], "rx_build": info["rx_build"],
                             "xdp_mode": info["xdp_mode"]})
+                if PORT_REFUSED in tp.startup_output:
+                    refused(row, tp.startup_output)
+                    tp.quit()
+                    return
                 napi = self._pin(item["placement"])
                 lcores = machine.threads_on(tp.proc.pid, self.s.dut_cpu, "rte-worker")[:1]
                 g = self._measure(row, napi, lcores, start=lambda: tp.cmd("start"),
@@ -410,6 +468,16 @@ class Bench:
             f.write(text)
 
 
+def refused(row, text):
+    """testpmd could not configure a port: the driver's reason becomes the
+    run's result ("not supported"), or, without one, its error."""
+    m = MTU_REFUSAL.search(text)
+    if not m:
+        raise RunError("testpmd could not configure a port:\n%s"
+                       % "\n".join(dpdk_output.problem_lines(text)))
+    row["unsupported"] = m.group(0).strip()
+
+
 def run_name(item):
     return "%s-%s-%s-r%d" % (item["config"], item["driver"], item["placement"], item["repeat"])
 
@@ -425,6 +493,9 @@ def derive(row, cfg):
         row["received_mpps"] = mpps(row["received"])
     if "forwarded" in row:
         row["forwarded_mpps"] = mpps(row["forwarded"])
+        if row.get("frame_bytes"):
+            # Ethernet frames without FCS, as sent.
+            row["forwarded_gbps"] = round(row["forwarded"] * row["frame_bytes"] * 8 / secs / 1e9, 3)
     delivered = row.get(cfg["delivered"])
     if delivered is None:
         return row
