@@ -177,6 +177,8 @@ class Progress:
 def last_figure(row):
     if row.get("error"):
         return "FAILED"
+    if row.get("unsupported"):
+        return "not supported"
     parts = []
     for k, name in (("received_mpps", "rx"), ("forwarded_mpps", "fwd")):
         if row.get(k) is not None:

@@ -18,7 +18,7 @@ arrive at d0. The device under test (DUT) is on d0 (and d1):
                 through a DEVMAP, counted at s0
   dpdk-l2fwd    DPDK's own examples/l2fwd (scripts/dpdk-l2fwd.sh), one lcore
                 per port: port 0's (d0 -> d1) on the DUT's CPU, port 1's on
-                the generator's; counted at s0
+                the generator's; counted at s0 (softirq placement only)
   io-1500       io with full 1514-byte frames at MTU 1500, ours only
   io-jumbo      io with 9014-byte frames, every interface at MTU 9000
                 (AF_XDP multi-buffer: testpmd --enable-scatter); the stock
@@ -60,10 +60,11 @@ CONFIGS = {
               "what": "examples/l2fwd-af-xdp d0 -> d1, counted at the far end"},
     "l2fwd-xdp": {"kind": "l2fwd-xdp", "delivered": "forwarded",
                   "what": "examples' l2fwd-xdp (XDP, DEVMAP) d0 -> d1, counted at the far end"},
-    "dpdk-l2fwd": {"kind": "dpdk-l2fwd", "delivered": "forwarded",
+    "dpdk-l2fwd": {"kind": "dpdk-l2fwd", "delivered": "forwarded", "placements": ("softirq",),
                    "what": "DPDK's examples/l2fwd d0 -> d1, an lcore per port, counted at the far end"},
     # Frames of the whole MTU, through AF_PACKET (live frames stop at a
-    # page); softirq only, to keep the default run short.
+    # page). These and dpdk-l2fwd run in the softirq placement only, to keep
+    # the default run short.
     "io-1500": {"kind": "afxdp", "fwd": "io", "delivered": "forwarded", "mtu": 1500,
                 "size": 1514, "gen_method": "packet", "drivers": ("ours",),
                 "placements": ("softirq",),
