@@ -7,8 +7,11 @@ fast path, on one veth topology, in one run (doc/guides/benchmark.rst).
 
 As root. Builds network namespaces and veths, pins the generator to CPU 0 and
 the DUT to CPU 1, and runs each configuration (rxonly, io, XDP_DROP, DEVMAP
-redirect) under each placement of the kernel's receive work (softirq on the
-generator's CPU; threaded NAPI pinned to the DUT's CPU), stock and ours back
+redirect, the l2fwd example and its kernel twin, DPDK's own l2fwd, io with
+frames of the whole MTU at 1500 and at 9000, the DEVMAP redirect at 9000;
+bench/benchlib/scenario.py) under each placement of the kernel's receive
+work it runs in (softirq on the generator's CPU; threaded NAPI pinned to the
+DUT's CPU), stock and ours back
 to back, the first of each pair alternating, repeat after repeat. Prints a
 Markdown table and writes report.md, runs.csv, summary.csv, plot.png and each
 run's testpmd transcript into the results directory. Whatever it creates

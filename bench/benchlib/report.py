@@ -12,8 +12,9 @@ from . import stats
 
 # runs.csv: these columns first, in this order; anything else after them.
 RUN_COLUMNS = [
-    "seq", "repeat", "config", "driver", "placement", "order", "started", "error",
-    "offered_mpps", "received_mpps", "forwarded_mpps", "dropped_mpps", "delivered_share", "bound",
+    "seq", "repeat", "config", "driver", "placement", "order", "started", "error", "unsupported",
+    "offered_mpps", "received_mpps", "forwarded_mpps", "forwarded_gbps", "frame_bytes",
+    "dropped_mpps", "delivered_share", "bound",
     "cycles_per_packet", "busy_cycles", "cycles_packets", "tsc_mhz",
     "rx_polls", "pkts_per_poll",
     "seconds", "built", "sent", "gen_ring_drops", "kernel_rx", "received", "rx_missed",
