@@ -171,7 +171,6 @@ class Bench:
         # The far end drops at XDP: cheap, counted in s0's rx_packets, and a
         # DEVMAP redirect into d1 needs s0 to have NAPI.
         self._sink_undo = self._attach(self.s0, "drop")
-        self.mtu = DEFAULT_MTU
         self.log("topology: %s %s <-> %s %s; %s %s <-> %s %s (bench_drop)" % (
             self.gen_ns, self.g0.name, self.d0.name, self.dut_ns, self.dut_ns, self.d1.name,
             self.s0.name, self.sink_ns))
@@ -195,7 +194,6 @@ class Bench:
         changed its own two: set them all, each run)."""
         for ifc in (self.g0, self.d0, self.d1, self.s0):
             ifc.set_mtu(mtu)
-        self.mtu = mtu
 
     # --- placement ----------------------------------------------------------------
 
@@ -422,9 +420,10 @@ class Bench:
                                     path=s.l2fwd, wrapper=["taskset", "-c", str(s.dut_cpu)])
 
     def _run_l2fwd(self, item, cfg, row):
-        """The l2fwd example (or its kernel twin) forwarding d0 -> d1 while
-        afxdp-gen sends: started, waited for ("forwarding"), measured, then
-        stopped with SIGINT; its final JSON line is its own count."""
+        """The l2fwd example (or its kernel twin, or DPDK's l2fwd) forwarding
+        d0 -> d1 while afxdp-gen sends: started, waited for (ready), measured,
+        then stopped with SIGINT; the example's final JSON line is its own
+        count, DPDK's l2fwd must exit 0."""
         fwd = self._l2fwd(item, cfg)
         try:
             fwd.start()

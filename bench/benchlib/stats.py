@@ -56,7 +56,8 @@ def summarise(rows, order=None):
         for m in METRICS:
             g[m] = spread(r.get(m) for r in good)
         g["unsupported"] = sorted({r["unsupported"] for r in good if r.get("unsupported")})
-        g["frame_bytes"] = sorted({int(_num(r["frame_bytes"])) for r in good if _num(r.get("frame_bytes"))})
+        g["frame_bytes"] = sorted({int(_num(r["frame_bytes"])) for r in good
+                                   if _num(r.get("frame_bytes"))})
         g["bound"] = {}
         g["classes"] = {}
         for r in good:

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 """Smoke run of the benchmark: bench/run.py --smoke (one repeat of 0.3 s of
-every configuration, in its placements, with each of its drivers) must finish, write its
-table, CSVs (and the plot where matplotlib is importable), every run its
+every configuration, in its placements, with each of its drivers) must
+finish, write its table, CSVs (and the plot where matplotlib is importable), every run its
 schedule plans (run.schedule, so the count follows the configurations) must
 be in runs.csv with its counts, and nothing may be left behind
 (afxdp_test.reap's leftover check). No figure is asserted: the machine is
