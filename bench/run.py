@@ -7,8 +7,11 @@ fast path, on one veth topology, in one run (doc/guides/benchmark.rst).
 
 As root. Builds network namespaces and veths, pins the generator to CPU 0 and
 the DUT to CPU 1, and runs each configuration (rxonly, io, XDP_DROP, DEVMAP
-redirect) under each placement of the kernel's receive work (softirq on the
-generator's CPU; threaded NAPI pinned to the DUT's CPU), stock and ours back
+redirect, the l2fwd example and its kernel twin, DPDK's own l2fwd, io with
+frames of the whole MTU at 1500 and at 9000, the DEVMAP redirect at 9000;
+bench/benchlib/scenario.py) under each placement of the kernel's receive
+work it runs in (softirq on the generator's CPU; threaded NAPI pinned to the
+DUT's CPU), stock and ours back
 to back, the first of each pair alternating, repeat after repeat. Prints a
 Markdown table and writes report.md, runs.csv, summary.csv, plot.png and each
 run's testpmd transcript into the results directory. Whatever it creates
@@ -108,10 +111,12 @@ def schedule(a):
         places = a.placements if rep % 2 else list(reversed(a.placements))
         for p in places:
             for c in a.configs:
-                if scenario.CONFIGS[c]["kind"] in scenario.DPDK_KINDS:
-                    drivers = ["stock", "ours"] if rep % 2 else ["ours", "stock"]
-                else:
-                    drivers = ["kernel"]
+                cfg = scenario.CONFIGS[c]
+                if p not in cfg.get("placements", machine.PLACEMENTS):
+                    continue
+                drivers = list(scenario.drivers_of(cfg))
+                if rep % 2 == 0:
+                    drivers.reverse()
                 for i, d in enumerate(drivers):
                     items.append({"seq": len(items) + 1, "repeat": rep, "config": c, "driver": d,
                                   "placement": p, "order": "AB"[i] if len(drivers) > 1 else ""})
@@ -128,6 +133,7 @@ def tools(a):
         "bench_rx": os.path.join(b, "bench", "micro", "bench_rx"),
         "l2fwd": os.path.join(b, "examples", "l2fwd-af-xdp", "l2fwd-af-xdp"),
         "l2fwd_xdp": os.path.join(b, "examples", "l2fwd-af-xdp", "l2fwd-xdp"),
+        "dpdk_l2fwd": os.path.join(b, "dpdk-l2fwd"),     # scripts/dpdk-l2fwd.sh
     }
     plugins = sorted(f for f in os.listdir(os.path.join(b, "drivers", "net", "af_xdp"))
                      if f.startswith("librte_net_af_xdp_direct.so.") and f.count(".") >= 4) \
@@ -174,6 +180,8 @@ class Progress:
 def last_figure(row):
     if row.get("error"):
         return "FAILED"
+    if row.get("unsupported"):
+        return "not supported"
     parts = []
     for k, name in (("received_mpps", "rx"), ("forwarded_mpps", "fwd")):
         if row.get(k) is not None:
@@ -247,6 +255,8 @@ def main(argv):
                               gen_cpu=a.gen_cpu, dut_cpu=a.dut_cpu, near_ns=a.near_ns,
                               gen=t["gen"], bench_xdp=t["bench_xdp"], pingpong=t["pingpong"],
                               l2fwd=t["l2fwd"], l2fwd_xdp=t["l2fwd_xdp"],
+                              dpdk_l2fwd=t["dpdk_l2fwd"] if os.access(t["dpdk_l2fwd"], os.X_OK)
+                              else None,
                               plugin=env.stage_plugin(t["plugin"]), logs=logs,
                               devargs={"stock": a.stock_devargs, "ours": a.ours_devargs})
         meta["settings"] = s

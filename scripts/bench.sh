@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # The benchmark in one command, from a fresh Debian 12 machine (as root): set
-# up and build (scripts/setup.sh), then bench/run.py: Debian's stock
-# net_af_xdp beside ours and the kernel's XDP fast path, on a veth topology,
-# interleaved. Prints a Markdown table; report.md, runs.csv, summary.csv,
-# plot.png and the runs' transcripts go into results/bench-<date>-<time>/
-# (or --out DIR). doc/guides/benchmark.rst says how to read them.
+# up and build (scripts/setup.sh, DPDK's examples/l2fwd included), then
+# bench/run.py: Debian's stock net_af_xdp beside ours and the kernel's XDP
+# fast path, on a veth topology, interleaved; 64-byte frames, and frames of
+# the whole MTU at 1500 and at 9000 (jumbo). Prints a Markdown table;
+# report.md, runs.csv, summary.csv, plot.png and the runs' transcripts go
+# into results/bench-<date>-<time>/ (or --out DIR). doc/guides/benchmark.rst
+# says how to read them.
 #
 # Usage: scripts/bench.sh [--quick | --smoke] [bench/run.py options]
-#   (none)       5 repeats x 3 s of every configuration, both placements (~5 min)
-#   --quick      3 repeats x 1 s (~1.5 min)
+#   (none)       5 repeats x 3 s of every configuration, in each of its
+#                placements (~12 min)
+#   --quick      3 repeats x 1 s (~4 min)
 #   --smoke      1 repeat x 0.3 s: does everything run?
 #   bench/run.py --help lists the rest (--repeats, --seconds, --configs,
 #   --placements, --out, --label, --no-micro, ...).

@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
 # One-shot set-up of a fresh Debian 12 machine for building and testing the
 # extended AF_XDP PMD: Debian packages, the driver-SDK headers of the installed
-# DPDK (from Debian's source package, only when they are missing), and the build.
+# DPDK (from Debian's source package, only when they are missing), and the build
+# (with DPDK's own examples/l2fwd from that source, for the benchmark).
 #
 # Usage: scripts/setup.sh [--no-build]
 # Environment:
-#   AFXDP_CACHE   where downloaded sources are kept (default /var/cache/af-xdp-direct)
+#   AFXDP_CACHE   where downloaded sources are kept (default /var/cache/af-xdp-direct;
+#                 scripts/dpdk-source.sh fetches them)
 #   BUILD_DIR     meson build directory (default ./build)
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-cache=${AFXDP_CACHE:-/var/cache/af-xdp-direct}
 build_dir=${BUILD_DIR:-$top/build}
 do_build=1
 [ "${1:-}" = "--no-build" ] && do_build=0
@@ -55,38 +56,9 @@ sdk_opt=""
 if [ -f "$dpdk_incdir/ethdev_driver.h" ] && [ -f "$dpdk_incdir/bus_vdev_driver.h" ]; then
 	log "installed DPDK has the driver-SDK headers; nothing to fetch"
 else
-	pkgver=$(dpkg-query -W -f='${Version}' libdpdk-dev)
-	upver=${pkgver%%-*}
-	srcdir="$cache/dpdk-$pkgver"
-	if [ ! -f "$srcdir/.complete" ]; then
-		log "fetching Debian source of dpdk=$pkgver into $srcdir"
-		srclist=/etc/apt/sources.list.d/af-xdp-direct-deb-src.sources
-		if ! apt-get indextargets --format '$(CREATED_BY)' 2>/dev/null | grep -q Sources; then
-			cat > "$srclist" <<-SRC
-			# added by af-xdp-direct scripts/setup.sh: source of the installed DPDK
-			Types: deb-src
-			URIs: http://deb.debian.org/debian
-			Suites: bookworm bookworm-updates
-			Components: main
-			Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-
-			Types: deb-src
-			URIs: http://deb.debian.org/debian-security
-			Suites: bookworm-security
-			Components: main
-			Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-			SRC
-			apt-get update -qq
-		fi
-		rm -rf "$srcdir" && mkdir -p "$srcdir"
-		(cd "$srcdir" && apt-get source -qq "dpdk=$pkgver" >/dev/null)
-		tree=$(find "$srcdir" -mindepth 1 -maxdepth 1 -type d -name 'dpdk*' | head -n1)
-		[ -n "$tree" ] || die "apt-get source dpdk=$pkgver produced no tree in $srcdir"
-		ln -sfn "$(basename "$tree")" "$srcdir/tree"
-		touch "$srcdir/.complete"
-	fi
-	sdk_opt="-Ddpdk_sdk=$srcdir/tree"
-	log "driver-SDK headers from $srcdir/tree (DPDK $upver)"
+	tree=$("$top/scripts/dpdk-source.sh")
+	sdk_opt="-Ddpdk_sdk=$tree"
+	log "driver-SDK headers from $tree"
 fi
 
 if [ $do_build -eq 1 ]; then
@@ -97,4 +69,6 @@ if [ $do_build -eq 1 ]; then
 	fi
 	ninja -C "$build_dir"
 	log "built: $(ls "$build_dir"/drivers/net/af_xdp/*.so 2>/dev/null | head -n1)"
+	# DPDK's own examples/l2fwd, for the benchmark (cached; a second to build).
+	log "DPDK's l2fwd: $(BUILD_DIR="$build_dir" "$top/scripts/dpdk-l2fwd.sh")"
 fi

@@ -27,8 +27,11 @@ except ImportError as e:
 
 DELIVERED = {"rxonly": "received_mpps", "xdp-drop": "received_mpps",
              "io": "forwarded_mpps", "xdp-redirect": "forwarded_mpps",
-             "l2fwd": "forwarded_mpps", "l2fwd-xdp": "forwarded_mpps"}
-CONFIG_ORDER = ["rxonly", "io", "xdp-drop", "xdp-redirect", "l2fwd", "l2fwd-xdp"]
+             "l2fwd": "forwarded_mpps", "l2fwd-xdp": "forwarded_mpps",
+             "dpdk-l2fwd": "forwarded_mpps", "io-1500": "forwarded_mpps",
+             "io-jumbo": "forwarded_mpps", "xdp-redirect-jumbo": "forwarded_mpps"}
+CONFIG_ORDER = ["rxonly", "io", "xdp-drop", "xdp-redirect", "l2fwd", "l2fwd-xdp", "dpdk-l2fwd",
+                "io-1500", "io-jumbo", "xdp-redirect-jumbo"]
 DRIVER_COLOUR = {"stock": "tab:blue", "ours": "tab:orange", "kernel": "tab:green"}
 CLASS_MARKER = {"near": "o", "far": "s", "mixed": "^", "?": "x"}
 

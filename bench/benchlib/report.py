@@ -12,8 +12,9 @@ from . import stats
 
 # runs.csv: these columns first, in this order; anything else after them.
 RUN_COLUMNS = [
-    "seq", "repeat", "config", "driver", "placement", "order", "started", "error",
-    "offered_mpps", "received_mpps", "forwarded_mpps", "dropped_mpps", "delivered_share", "bound",
+    "seq", "repeat", "config", "driver", "placement", "order", "started", "error", "unsupported",
+    "offered_mpps", "received_mpps", "forwarded_mpps", "forwarded_gbps", "frame_bytes",
+    "dropped_mpps", "delivered_share", "bound",
     "cycles_per_packet", "busy_cycles", "cycles_packets", "tsc_mhz",
     "rx_polls", "pkts_per_poll",
     "seconds", "built", "sent", "gen_ring_drops", "kernel_rx", "received", "rx_missed",
@@ -27,6 +28,7 @@ RUN_COLUMNS = [
 FIGURE_NAMES = {
     ("io", "forwarded_mpps"): "io forwarding, Mpps at the far end",
     ("l2fwd", "forwarded_mpps"): "l2fwd example forwarding, Mpps at the far end",
+    ("dpdk-l2fwd", "forwarded_mpps"): "DPDK's examples/l2fwd forwarding, Mpps at the far end",
     ("rxonly", "cycles_per_packet"): "rxonly, DUT userspace cycles/packet",
     ("io", "cycles_per_packet"): "io, DUT userspace cycles/packet (Tx sendto included)",
     ("rxonly", "received_mpps"): "rxonly, Mpps received",
@@ -114,6 +116,38 @@ def shortfalls(figs, placement_names):
                 FIGURE_NAMES.get((f["config"], f["metric"])), placement_names.get(f["placement"]),
                 f["verdict"]))
     return out
+
+
+def jumbo_section(groups, gain):
+    """Frames of the whole MTU, 9000 against 1500: Mpps and Gbit/s at the
+    far end per driver, the stock driver's refusal, ours' gain."""
+    js = [g for g in groups if g["config"] in stats.JUMBO_CONFIGS]
+    if not js:
+        return []
+    L = ["## Jumbo frames: io forwarding at MTU 9000 beside MTU 1500 (frames of the whole MTU)", "",
+         "| configuration | driver | placement | runs | frame bytes | forwarded Mpps | forwarded Gbit/s | bound |",
+         "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    refusals = []
+    for g in js:
+        if g["unsupported"] and not g["forwarded_mpps"]:
+            fwd = gbps = "not supported"
+            refusals.append("- %s, %s: testpmd could not configure the port: `%s`." % (
+                g["config"], g["driver"], "`; `".join(g["unsupported"])))
+        else:
+            fwd, gbps = fmt_spread(g["forwarded_mpps"], 3), fmt_spread(g["forwarded_gbps"], 2)
+        runs = "%d" % g["runs"] + (" (+%d failed)" % g["errors"] if g["errors"] else "")
+        L.append("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            g["config"], g["driver"], g["placement"], runs,
+            ", ".join(str(b) for b in g["frame_bytes"]) or "-", fwd, gbps, _counts(g["bound"])))
+    L.append("")
+    L += refusals
+    if gain["verdict"] != "no data":
+        L.append("- Ours at MTU 9000 over ours at MTU 1500, forwarded Gbit/s: %.2fx (%.2f-%.2f), "
+                 "%d pairs (one of each per repeat); aim at least %.1fx: %s." % (
+                     gain["ratio"], gain["ratio_min"], gain["ratio_max"], gain["pairs"],
+                     gain["target"], gain["verdict"]))
+        L.append("")
+    return L
 
 
 def config_table(groups):
@@ -220,6 +254,7 @@ def compose(meta, rows, groups, figs, micro, placement_names, notes):
     else:
         L.append("- Every target with data is met.")
     L.append("")
+    L += jumbo_section(groups, stats.jumbo(rows))
     L.append("## Every configuration: median (min-max) over the runs")
     L.append("")
     L += config_table(groups)

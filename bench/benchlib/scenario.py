@@ -16,6 +16,17 @@ arrive at d0. The device under test (DUT) is on d0 (and d1):
                 DUT's CPU), counted at s0
   l2fwd-xdp     examples' kernel twin, l2fwd-xdp: the same forwarding by XDP
                 through a DEVMAP, counted at s0
+  dpdk-l2fwd    DPDK's own examples/l2fwd (scripts/dpdk-l2fwd.sh), one lcore
+                per port: port 0's (d0 -> d1) on the DUT's CPU, port 1's on
+                the generator's; counted at s0 (softirq placement only)
+  io-1500       io with full 1514-byte frames at MTU 1500, ours only
+  io-jumbo      io with 9014-byte frames, every interface at MTU 9000
+                (AF_XDP multi-buffer: testpmd --enable-scatter); the stock
+                driver refuses the MTU, and its refusal is the result
+  xdp-redirect-jumbo  the kernel's DEVMAP redirect (xdp.frags) at MTU 9000
+
+The full-size frames come from afxdp-gen's AF_PACKET method (live frames
+cannot exceed a page), at 1500 and 9000 alike; these runs report Gbit/s too.
 
 testpmd runs with Debian's stock net_af_xdp or, with -d, ours; nothing else
 differs between the two. The namespaces, veths, XDP programs and processes
@@ -25,6 +36,7 @@ stack).
 
 import json
 import os
+import re
 import signal
 import time
 
@@ -48,10 +60,45 @@ CONFIGS = {
               "what": "examples/l2fwd-af-xdp d0 -> d1, counted at the far end"},
     "l2fwd-xdp": {"kind": "l2fwd-xdp", "delivered": "forwarded",
                   "what": "examples' l2fwd-xdp (XDP, DEVMAP) d0 -> d1, counted at the far end"},
+    "dpdk-l2fwd": {"kind": "dpdk-l2fwd", "delivered": "forwarded", "placements": ("softirq",),
+                   "what": "DPDK's examples/l2fwd d0 -> d1, an lcore per port, counted at the far end"},
+    # Frames of the whole MTU, through AF_PACKET (live frames stop at a
+    # page). These and dpdk-l2fwd run in the softirq placement only, to keep
+    # the default run short.
+    "io-1500": {"kind": "afxdp", "fwd": "io", "delivered": "forwarded", "mtu": 1500,
+                "size": 1514, "gen_method": "packet", "drivers": ("ours",),
+                "placements": ("softirq",),
+                "what": "testpmd io, 1514-byte frames at MTU 1500, counted at the far end"},
+    "io-jumbo": {"kind": "afxdp", "fwd": "io", "delivered": "forwarded", "mtu": 9000,
+                 "size": 9014, "gen_method": "packet", "placements": ("softirq",),
+                 "app_extra": ["--enable-scatter", "--max-pkt-len=9014", "--tx-offloads=0x8000"],
+                 "what": "testpmd io, 9014-byte frames at MTU 9000, counted at the far end"},
+    "xdp-redirect-jumbo": {"kind": "kernel", "prog": "redirect", "delivered": "forwarded",
+                           "mtu": 9000, "size": 9014, "gen_method": "packet",
+                           "placements": ("softirq",),
+                           "what": "kernel XDP DEVMAP redirect (xdp.frags), 9014-byte frames "
+                                   "at MTU 9000, counted at the far end"},
 }
 # Configurations run with each DPDK driver (stock and ours); the others run once.
-DPDK_KINDS = ("afxdp", "l2fwd")
+DPDK_KINDS = ("afxdp", "l2fwd", "dpdk-l2fwd")
 DRIVERS = ("stock", "ours")
+# The interfaces' MTU where a configuration says none.
+DEFAULT_MTU = 1500
+# testpmd's words when a port cannot be configured, and the driver's reason.
+PORT_REFUSED = "Fail to configure port"
+MTU_REFUSAL = re.compile(r"^.*MTU \(\d+\) > device max MTU \(\d+\).*$", re.M)
+
+
+def frame_size(cfg, s):
+    """Bytes of each frame (without FCS) the generator sends in `cfg`."""
+    return cfg.get("size", s.size)
+
+
+def drivers_of(cfg):
+    """Who runs `cfg`: each DPDK driver its kind runs with, or the kernel."""
+    if cfg["kind"] not in DPDK_KINDS:
+        return ("kernel",)
+    return cfg.get("drivers", DRIVERS)
 
 # A DUT that delivers at least this share of what was offered kept up: the
 # figure is the generator's rate, not the DUT's.
@@ -76,6 +123,7 @@ class Settings:
         self.devargs = {"stock": "", "ours": ""}    # appended to each port's --vdev
         self.gen = self.bench_xdp = self.pingpong = self.plugin = None
         self.l2fwd = self.l2fwd_xdp = None     # examples/l2fwd-af-xdp
+        self.dpdk_l2fwd = None      # DPDK's examples/l2fwd (scripts/dpdk-l2fwd.sh)
         self.huge_dir = None        # a hugetlbfs for the DPDK processes; None: --no-huge
         self.mem_mb = 256           # their memory with hugepages
         self.logs = None            # directory for each run's transcript
@@ -95,6 +143,7 @@ class Bench:
         self.log = log
         self.net = None
         self._sink_undo = None
+        self.cfg = {}               # the configuration of the run under way
 
     # --- topology ---------------------------------------------------------------
 
@@ -140,6 +189,12 @@ class Bench:
         cp = env.run([self.s.bench_xdp, "detach", ifc.name], ns=ifc.ns.name, check=False)
         self.log((cp.stdout + cp.stderr).strip())
 
+    def _set_mtu(self, mtu):
+        """Every interface of the path at `mtu` (the DUT's driver may have
+        changed its own two: set them all, each run)."""
+        for ifc in (self.g0, self.d0, self.d1, self.s0):
+            ifc.set_mtu(mtu)
+
     # --- placement ----------------------------------------------------------------
 
     def _place(self, placement):
@@ -170,9 +225,11 @@ class Bench:
                 "psi": machine.psi_cpu_some()}
 
     def _gen(self, seconds):
-        s = self.s
-        args = [s.gen, "--dev", self.g0.name, "--size", str(s.size), "--duration",
+        s, cfg = self.s, self.cfg
+        args = [s.gen, "--dev", self.g0.name, "--size", str(frame_size(cfg, s)), "--duration",
                 "%.3f" % seconds, "--cpus", str(s.gen_cpu), "--json", "--quiet"]
+        if cfg.get("gen_method"):
+            args += ["--method", cfg["gen_method"]]
         cp = env.run(args, ns=self.gen_ns.name, check=False, timeout=seconds + 60)
         if cp.returncode != 0:
             raise RunError("afxdp-gen failed (exit %d): %s" % (cp.returncode,
@@ -231,17 +288,19 @@ class Bench:
 
     def run(self, item):
         """One run: item has config, driver, placement, repeat. Returns a row."""
-        cfg = CONFIGS[item["config"]]
+        cfg = self.cfg = CONFIGS[item["config"]]
         row = dict(item)
         row["started"] = time.strftime("%H:%M:%S")
         row["loadavg1"] = machine.loadavg()[0]
+        row["frame_bytes"] = frame_size(cfg, self.s)
         pp = (self.s.gen_cpu, self.s.dut_cpu)
         try:
+            self._set_mtu(cfg.get("mtu", DEFAULT_MTU))
             self._place(item["placement"])
             row["pp_before_ns"] = machine.pingpong(self.s.pingpong, pp)
             if cfg["kind"] == "afxdp":
                 self._run_testpmd(item, cfg, row)
-            elif cfg["kind"] in ("l2fwd", "l2fwd-xdp"):
+            elif cfg["kind"] in ("l2fwd", "l2fwd-xdp", "dpdk-l2fwd"):
                 self._run_l2fwd(item, cfg, row)
             else:
                 self._run_kernel(item, cfg, row)
@@ -262,7 +321,7 @@ class Bench:
         if cfg["fwd"] == "io":
             vdevs.append("net_af_xdp1,iface=%s%s" % (self.d1.name, extra))
         app = ["--rxd=%d" % s.rxd, "--txd=%d" % s.txd, "--burst=%d" % s.burst,
-               "--record-core-cycles", "--record-burst-stats"]
+               "--record-core-cycles", "--record-burst-stats"] + list(cfg.get("app_extra", ()))
         eal = ["--main-lcore", str(s.gen_cpu), testpmd.LOG_INFO]
         if item["driver"] == "ours":
             eal += ["-d", s.plugin]
@@ -283,6 +342,10 @@ class Bench:
                                    % (info["driver"] or "an unknown driver", item["driver"]))
                 row.update({"redirect": info["redirect"], "rx_build": info["rx_build"],
                             "xdp_mode": info["xdp_mode"]})
+                if PORT_REFUSED in tp.startup_output:
+                    refused(row, tp.startup_output)
+                    tp.quit()
+                    return
                 napi = self._pin(item["placement"])
                 lcores = machine.threads_on(tp.proc.pid, self.s.dut_cpu, "rte-worker")[:1]
                 g = self._measure(row, napi, lcores, start=lambda: tp.cmd("start"),
@@ -338,6 +401,17 @@ class Bench:
         eal = [testpmd.LOG_INFO]        # our driver's choices, for the report
         if item["driver"] == "ours":
             eal += ["-d", s.plugin]
+        if cfg["kind"] == "dpdk-l2fwd":
+            # As its guide runs it: an lcore per port (-q 1), statistics
+            # off. lcore 0 (the main one) takes port 0, the one that
+            # forwards, on the DUT's CPU; port 1 receives nothing.
+            if not s.dpdk_l2fwd:
+                raise RunError("DPDK's l2fwd is not built (scripts/dpdk-l2fwd.sh builds it)")
+            return l2fwd.Forwarder.dpdk_example(
+                self.dut_ns, ports, ["-p", "0x3", "-q", "1", "-T", "0"],
+                lcores="0@%d,1@%d" % (s.dut_cpu, s.gen_cpu), eal_extra=eal,
+                devargs=s.devargs.get(item["driver"]) or "", huge_dir=s.huge_dir,
+                mem_mb=s.mem_mb if s.huge_dir else None, path=s.dpdk_l2fwd)
         app = ["-q", "2", "-T", "0", "--json", "--burst", str(min(s.burst, 64)),
                "--rxd", str(s.rxd), "--txd", str(s.txd)]
         return l2fwd.Forwarder.dpdk(self.dut_ns, ports, app, lcores=str(s.dut_cpu), eal_extra=eal,
@@ -346,26 +420,37 @@ class Bench:
                                     path=s.l2fwd, wrapper=["taskset", "-c", str(s.dut_cpu)])
 
     def _run_l2fwd(self, item, cfg, row):
-        """The l2fwd example (or its kernel twin) forwarding d0 -> d1 while
-        afxdp-gen sends: started, waited for ("forwarding"), measured, then
-        stopped with SIGINT; its final JSON line is its own count."""
+        """The l2fwd example (or its kernel twin, or DPDK's l2fwd) forwarding
+        d0 -> d1 while afxdp-gen sends: started, waited for (ready), measured,
+        then stopped with SIGINT; the example's final JSON line is its own
+        count, DPDK's l2fwd must exit 0."""
         fwd = self._l2fwd(item, cfg)
         try:
             fwd.start()
             napi = self._pin(item["placement"])
             tids = machine.threads_on(fwd.proc.pid, self.s.dut_cpu, "") \
-                if cfg["kind"] == "l2fwd" else ()
+                if cfg["kind"] != "l2fwd-xdp" else ()
             g = self._measure(row, napi, tids[:1])
             fwd.stop(signal.SIGINT)
             text = fwd.output()
         finally:
             self._save(item, fwd.output())
             fwd.close()     # ended if still running; EAL's runtime directory removed
-        if cfg["kind"] == "l2fwd":
+        if cfg["kind"] != "l2fwd-xdp":
             info = dpdk_output.startup(text)
+            want = "af_xdp_direct" if item["driver"] == "ours" else "stock"
+            if not (info["driver"] or "").startswith(want):
+                raise RunError("%s probed the ports with %s, not the %s driver" % (
+                    cfg["kind"], info["driver"] or "an unknown driver", item["driver"]))
             row.update({"redirect": info["redirect"], "rx_build": info["rx_build"],
                         "xdp_mode": info["xdp_mode"]})
-        final = l2fwd.final_totals(text)
+        if cfg["kind"] == "dpdk-l2fwd":
+            # DPDK's l2fwd prints no statistics with -T 0; it must end well.
+            final = {"exit": fwd.returncode}
+            if fwd.returncode != 0:
+                raise RunError("dpdk-l2fwd exited with %s at SIGINT" % fwd.returncode)
+        else:
+            final = l2fwd.final_totals(text)
         if final is None:
             raise RunError("no final statistics from %s (exit %s)" % (cfg["kind"], fwd.returncode))
         # The program's own totals include the warm-up: the window's figures
@@ -383,6 +468,16 @@ class Bench:
             f.write(text)
 
 
+def refused(row, text):
+    """testpmd could not configure a port: the driver's reason becomes the
+    run's result ("not supported"), or, without one, its error."""
+    m = MTU_REFUSAL.search(text)
+    if not m:
+        raise RunError("testpmd could not configure a port:\n%s"
+                       % "\n".join(dpdk_output.problem_lines(text)))
+    row["unsupported"] = m.group(0).strip()
+
+
 def run_name(item):
     return "%s-%s-%s-r%d" % (item["config"], item["driver"], item["placement"], item["repeat"])
 
@@ -398,6 +493,9 @@ def derive(row, cfg):
         row["received_mpps"] = mpps(row["received"])
     if "forwarded" in row:
         row["forwarded_mpps"] = mpps(row["forwarded"])
+        if row.get("frame_bytes"):
+            # Ethernet frames without FCS, as sent.
+            row["forwarded_gbps"] = round(row["forwarded"] * row["frame_bytes"] * 8 / secs / 1e9, 3)
     delivered = row.get(cfg["delivered"])
     if delivered is None:
         return row

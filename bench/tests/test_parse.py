@@ -206,6 +206,22 @@ class Derive(unittest.TestCase):
         r = scenario.derive({"error": "x", "seconds": 1.0, "built": 5}, scenario.CONFIGS["io"])
         self.assertNotIn("offered_mpps", r)
 
+    def test_gbps_of_the_frames_sent(self):
+        r = scenario.derive({"seconds": 2.0, "built": 400000, "received": 300000,
+                             "forwarded": 250000, "frame_bytes": 9014}, scenario.CONFIGS["io-jumbo"])
+        self.assertEqual(r["forwarded_gbps"], round(250000 * 9014 * 8 / 2.0 / 1e9, 3))
+
+    def test_stock_refusal_is_the_result(self):
+        text = ("Configuring Port 0 (socket 0)\n"
+                "MTU (8996) > device max MTU (3542) for port_id 0\n"
+                "Fail to configure port 0\nStart ports failed\n")
+        self.assertIn(scenario.PORT_REFUSED, text)
+        r = {}
+        scenario.refused(r, text)
+        self.assertEqual(r["unsupported"], "MTU (8996) > device max MTU (3542) for port_id 0")
+        with self.assertRaises(scenario.RunError):
+            scenario.refused({}, "Fail to configure port 0\n")
+
 
 class Ratios(unittest.TestCase):
     def rows(self):
@@ -257,6 +273,41 @@ class Ratios(unittest.TestCase):
         self.assertIsNone(g[("rxonly", "ours")]["forwarded_mpps"])
 
 
+class Jumbo(unittest.TestCase):
+    def rows(self):
+        rs = []
+        for rep, (g1500, g9000) in enumerate([(2.0, 7.0), (2.5, 6.0), (1.0, 4.0)], 1):
+            rs.append(row("io-1500", "ours", "softirq", rep, forwarded_gbps=g1500,
+                          forwarded_mpps=0.1, frame_bytes=1514))
+            rs.append(row("io-jumbo", "stock", "softirq", rep,
+                          unsupported="MTU (8996) > device max MTU (3542) for port_id 0",
+                          frame_bytes=9014))
+            rs.append(row("io-jumbo", "ours", "softirq", rep, forwarded_gbps=g9000,
+                          forwarded_mpps=0.05, frame_bytes=9014))
+        return rs
+
+    def test_gain_per_repeat(self):
+        f = stats.jumbo(self.rows())
+        self.assertEqual(f["pairs"], 3)
+        self.assertAlmostEqual(f["ratio"], 3.5)         # 3.5, 2.4, 4.0
+        self.assertAlmostEqual(f["ratio_min"], 2.4)
+        self.assertEqual(f["verdict"], "met")
+        self.assertEqual(stats.jumbo([])["verdict"], "no data")
+
+    def test_section_says_not_supported(self):
+        rs = self.rows()
+        lines = report.jumbo_section(stats.summarise(rs), stats.jumbo(rs))
+        stock = [x for x in lines if x.startswith("| io-jumbo | stock |")]
+        self.assertEqual(len(stock), 1)
+        self.assertIn("not supported", stock[0])
+        self.assertTrue(any("`MTU (8996) > device max MTU (3542) for port_id 0`" in x
+                            for x in lines))
+        self.assertTrue(any(x.startswith("- Ours at MTU 9000 over ours at MTU 1500") and "3.50x" in x
+                            for x in lines))
+        self.assertEqual(report.jumbo_section(stats.summarise(Ratios().rows()),
+                                              stats.jumbo(Ratios().rows())), [])
+
+
 class Report(unittest.TestCase):
     def test_spread_format(self):
         self.assertEqual(report.fmt_spread((1.0, 2.0, 3.0)), "2.00 (1.00-3.00)")
@@ -304,8 +355,13 @@ class Schedule(unittest.TestCase):
         items = run.schedule(a)
         per_repeat = len(items) // 4
         # per placement: rxonly, io, l2fwd twice (stock, ours); xdp-drop,
-        # xdp-redirect, l2fwd-xdp once (the kernel)
-        self.assertEqual(per_repeat, 2 * (3 * 2 + 3))
+        # xdp-redirect, l2fwd-xdp once (the kernel); softirq only:
+        # dpdk-l2fwd and io-jumbo twice, io-1500 (ours) and
+        # xdp-redirect-jumbo once
+        self.assertEqual(per_repeat, 2 * (3 * 2 + 3) + 2 + 2 + 1 + 1)
+        self.assertEqual({it["driver"] for it in items if it["config"] == "io-1500"}, {"ours"})
+        self.assertEqual({it["placement"] for it in items if it["config"] == "io-jumbo"},
+                         {"softirq"})
         firsts = []
         for i, it in enumerate(items):
             if it["order"] == "A":

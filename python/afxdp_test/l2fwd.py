@@ -6,6 +6,7 @@ statistics parsed.
 
     fwd = Forwarder.dpdk(dut, [p0, p1], ["-q", "2", "--peer-mac", "0,%s" % h0.mac])
     fwd = Forwarder.xdp(dut, [p0, p1], ["--peer-mac", "0,%s" % h0.mac])
+    fwd = Forwarder.dpdk_example(dut, [p0, p1], ["-p", "0x3", "-T", "0"], lcores="0@1,1@0")
     with fwd:                       # started; ready
         ...
         rc = fwd.stop()             # SIGINT, wait; exit code
@@ -13,7 +14,8 @@ statistics parsed.
 
 Environment: L2FWD_AF_XDP and L2FWD_XDP, the programs (meson sets them);
 unset, <top>/build/examples/l2fwd-af-xdp/ is searched (the benchmark names
-its build's programs itself).
+its build's programs itself). DPDK_L2FWD: DPDK's own examples/l2fwd
+(scripts/dpdk-l2fwd.sh builds it; unset, <top>/build/dpdk-l2fwd).
 """
 
 import json
@@ -29,6 +31,8 @@ TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))
 
 BUILD_DIR = os.path.join(TOP, "build", "examples", "l2fwd-af-xdp")
 READY = re.compile(r"^(l2fwd-af-xdp|l2fwd-xdp): forwarding", re.M)
+# DPDK's l2fwd: its ports are started and up before any lcore says this.
+DPDK_L2FWD_READY = re.compile(r"^L2FWD: entering main loop on lcore", re.M)
 READY_TIMEOUT = 60          # EAL init and port start on a shared machine
 STOP_TIMEOUT = 30           # only against a hang: no timing is asserted
 
@@ -52,10 +56,11 @@ def iface_name(port):
 class Forwarder:
     """A forwarder running in `ns`, output (stdout and stderr) in a file."""
 
-    def __init__(self, ns, argv, label, file_prefix=None):
+    def __init__(self, ns, argv, label, file_prefix=None, ready=READY):
         cleanup.install()
         self.ns, self.argv, self.label = ns, list(argv), label
         self.file_prefix = file_prefix
+        self.ready = ready
         self.proc = None
         self.returncode = None
         self.path = os.path.join(env.run_dir(), "%s-%d.out" % (label, id(self)))
@@ -69,13 +74,21 @@ class Forwarder:
         harness's (AFXDP_PLUGIN, or the stock one) unless `eal_extra` adds
         one. `wrapper` runs it, e.g. taskset."""
         prefix = testpmd.new_file_prefix()
-        vdevs = ["net_af_xdp%d,iface=%s%s" % (i, iface_name(p), "," + devargs if devargs else "")
-                 for i, p in enumerate(ports)]
-        eal = testpmd.eal_args(ns, vdevs, file_prefix=prefix, huge_dir=huge_dir, mem_mb=mem_mb,
-                               lcores=lcores, extra=eal_extra)
+        eal = _vdev_eal(ns, ports, devargs, prefix, huge_dir, mem_mb, lcores, eal_extra)
         argv = (list(wrapper) + [program("L2FWD_AF_XDP", "l2fwd-af-xdp", path)] + eal + ["--"]
                 + list(app_args))
         return cls(ns, argv, "l2fwd-af-xdp", file_prefix=prefix)
+
+    @classmethod
+    def dpdk_example(cls, ns, ports, app_args, lcores="0,1", eal_extra=(), devargs="",
+                     huge_dir=None, mem_mb=256, path=None):
+        """DPDK's own examples/l2fwd, ports as in dpdk(); `lcores` as EAL's
+        -l, or its --lcores with '@' (e.g. "0@1,1@0": lcore 0 on CPU 1)."""
+        prefix = testpmd.new_file_prefix()
+        eal = _vdev_eal(ns, ports, devargs, prefix, huge_dir, mem_mb, lcores, eal_extra)
+        argv = [program("DPDK_L2FWD", "dpdk-l2fwd", path or os.path.join(TOP, "build", "dpdk-l2fwd"))]
+        return cls(ns, argv + eal + ["--"] + list(app_args), "dpdk-l2fwd", file_prefix=prefix,
+                   ready=DPDK_L2FWD_READY)
 
     @classmethod
     def xdp(cls, ns, ports, args, path=None):
@@ -112,7 +125,7 @@ class Forwarder:
 
     def wait_ready(self, timeout=READY_TIMEOUT):
         deadline = env.deadline(timeout)
-        while not READY.search(self.output()):
+        while not self.ready.search(self.output()):
             if self.proc.poll() is not None:
                 self.returncode = self.proc.returncode
                 raise env.Failure("%s exited (code %d) before forwarding:\n%s"
@@ -160,6 +173,14 @@ class Forwarder:
             testpmd.remove_runtime_dir(self.file_prefix)
         if os.path.exists(self.path):
             os.unlink(self.path)
+
+
+def _vdev_eal(ns, ports, devargs, prefix, huge_dir, mem_mb, lcores, extra):
+    """EAL's arguments: one net_af_xdp vdev per interface, `devargs` added to each."""
+    vdevs = ["net_af_xdp%d,iface=%s%s" % (i, iface_name(p), "," + devargs if devargs else "")
+             for i, p in enumerate(ports)]
+    return testpmd.eal_args(ns, vdevs, file_prefix=prefix, huge_dir=huge_dir, mem_mb=mem_mb,
+                            lcores=lcores, extra=extra)
 
 
 def parse_final_table(text):

@@ -68,8 +68,9 @@ def remove_runtime_dir(prefix):
 def eal_args(ns, vdevs, *, file_prefix, huge_dir=None, mem_mb=None, lcores="0,1",
              extra=(), plugin=None):
     """EAL arguments shared by testpmd and the secondary processes; `plugin`
-    is a copy of env.plugin() to load instead (e.g. one another user can read)."""
-    args = ["-l", lcores, "--no-pci", "--file-prefix", file_prefix]
+    is a copy of env.plugin() to load instead (e.g. one another user can read).
+    `lcores` goes to -l, or to --lcores when it maps lcores to CPUs ("0@1,1@0")."""
+    args = ["--lcores" if "@" in lcores else "-l", lcores, "--no-pci", "--file-prefix", file_prefix]
     if huge_dir:
         args += ["--huge-dir", huge_dir, "-m", str(mem_mb or 256)]
     else:
