@@ -17,6 +17,7 @@
 #             direct socket restored, nothing for a socket not in the map,
 #             two sockets alternating, the socket changing within a poll
 #   rx-skb    the same scenarios in generic (skb) XDP mode
+#   rx-zc     the native scenarios with the sockets in zero-copy mode
 #
 # --build-kernel first runs kernel/build.sh (seconds when the image is
 # cached, about 5 minutes otherwise); without it, a missing image makes every
@@ -68,6 +69,7 @@ run kernel "$out/xsk_direct_check" --require
 run bpf-selftest "$KERNEL_DIR/tests/vm-selftest.sh"
 run rx-drv "$KERNEL_DIR/tests/vm-rx.sh" --require "$out/xsk_rx" "$out/pkt_inject" drv "$count"
 run rx-skb "$KERNEL_DIR/tests/vm-rx.sh" --require "$out/xsk_rx" "$out/pkt_inject" skb "$count"
+run rx-zc "$KERNEL_DIR/tests/vm-rx.sh" --require "$out/xsk_rx" "$out/pkt_inject" zc "$count"
 
 echo "#####"
 printf '%s\n' "${results[@]}"

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
 #
-# vm-rx.sh [--require] <xsk_rx> <pkt_inject> drv|skb [count]
+# vm-rx.sh [--require] <xsk_rx> <pkt_inject> drv|skb|zc [count]
 #
 # Frames through a veth pair into AF_XDP sockets, counted exactly and in
 # order: the receiver (xsk_rx) on veth "va" in one network namespace, the
@@ -13,7 +13,9 @@
 # native (drv) mode the frames arrive as skbs (AF_PACKET), as xdp_frames one
 # per poll (BPF_PROG_RUN live frames) and in bursts of 64 per poll (the
 # kernel's batches), also with batching off (sysctl net.core.xsk_rx_batch=0)
-# and with threaded NAPI (skbs queue up between polls).
+# and with threaded NAPI (skbs queue up between polls). zc runs the native
+# cases with the sockets in zero-copy mode (this kernel's veth, patches
+# 11-13): each frame is received into a buffer of the socket's pool.
 #
 # Meant for the test VM (kernel/vm-run.sh); on another kernel the direct
 # scenarios report the feature absent and are skipped, unless --require.
@@ -27,14 +29,17 @@ if [ "${1:-}" = --require ]; then
 	shift
 fi
 if [ $# -lt 3 ]; then
-	echo "usage: $0 [--require] <xsk_rx> <pkt_inject> drv|skb [count]" >&2
+	echo "usage: $0 [--require] <xsk_rx> <pkt_inject> drv|skb|zc [count]" >&2
 	exit 2
 fi
 xsk_rx=$1
 pkt_inject=$2
 mode=$3
 count=${4:-1000}
-case "$mode" in drv | skb) ;; *) echo "mode must be drv or skb" >&2; exit 2 ;; esac
+case "$mode" in drv | skb | zc) ;; *) echo "mode must be drv, skb or zc" >&2; exit 2 ;; esac
+# zero-copy is native XDP
+native=0
+[ "$mode" = skb ] || native=1
 
 ns_rx=afxdp-rx-$$
 ns_tx=afxdp-tx-$$
@@ -137,11 +142,11 @@ run_case() {
 	rx_pid=
 	[ "${THREADED:-0}" = 1 ] && set_threaded 0
 	after=$(redirect_xsk_stat)
-	case "$mode/$*" in
-	drv/*"--prog xsk"*"--scenario single"* | drv/*"--prog xsk"*"--scenario restore"*)
+	case "$native/$*" in
+	1/*"--prog xsk"*"--scenario single"* | 1/*"--prog xsk"*"--scenario restore"*)
 		expect_stat=$count ;;
 	esac
-	if [ "$rc" = 0 ] && [ "$mode" = drv ]; then
+	if [ "$rc" = 0 ] && [ "$native" = 1 ]; then
 		echo "# veth xdp_redirect_xsk: +$((after - before)) (want +$expect_stat)"
 		[ $((after - before)) = "$expect_stat" ] || rc=1
 	fi
@@ -160,23 +165,23 @@ run_case "$mode: bpf_redirect_xsk, first of two sockets gone (direct to the one 
 run_case "$mode: bpf_redirect_xsk, socket not in the map (nothing delivered)" packet 1 \
 	--prog xsk --scenario absent
 run_case "$mode: bpf_redirect_map, two sockets alternating" packet 1 --prog map --scenario alternate
-if [ "$mode" = drv ]; then
-	run_case "drv: bpf_redirect_xsk, one socket, batching off" packet 0 --prog xsk --scenario single
-	run_case "drv: bpf_redirect_map, one socket, xdp_frames" xdp - --prog map --scenario single
-	run_case "drv: bpf_redirect_xsk, one socket, xdp_frames" xdp 1 --prog xsk --scenario single
-	run_case "drv: bpf_redirect_xsk, one socket, xdp_frames, batching off" xdp 0 \
+if [ "$native" = 1 ]; then
+	run_case "$mode: bpf_redirect_xsk, one socket, batching off" packet 0 --prog xsk --scenario single
+	run_case "$mode: bpf_redirect_map, one socket, xdp_frames" xdp - --prog map --scenario single
+	run_case "$mode: bpf_redirect_xsk, one socket, xdp_frames" xdp 1 --prog xsk --scenario single
+	run_case "$mode: bpf_redirect_xsk, one socket, xdp_frames, batching off" xdp 0 \
 		--prog xsk --scenario single
-	run_case "drv: bpf_redirect_map, one socket, bursts" burst 1 --prog map --scenario single
-	run_case "drv: bpf_redirect_map, one socket, bursts, batching off" burst 0 \
+	run_case "$mode: bpf_redirect_map, one socket, bursts" burst 1 --prog map --scenario single
+	run_case "$mode: bpf_redirect_map, one socket, bursts, batching off" burst 0 \
 		--prog map --scenario single
-	run_case "drv: bpf_redirect_xsk, one socket, bursts" burst 1 --prog xsk --scenario single
-	run_case "drv: bpf_redirect_map, two sockets alternating, bursts" burst 1 \
+	run_case "$mode: bpf_redirect_xsk, one socket, bursts" burst 1 --prog xsk --scenario single
+	run_case "$mode: bpf_redirect_map, two sockets alternating, bursts" burst 1 \
 		--prog map --scenario alternate
-	run_case "drv: bpf_redirect_map, socket switch within a poll, bursts" burst 1 \
+	run_case "$mode: bpf_redirect_map, socket switch within a poll, bursts" burst 1 \
 		--prog map --scenario switch
-	THREADED=1 run_case "drv: bpf_redirect_map, one socket, threaded NAPI" packet 1 \
+	THREADED=1 run_case "$mode: bpf_redirect_map, one socket, threaded NAPI" packet 1 \
 		--prog map --scenario single
-	THREADED=1 run_case "drv: bpf_redirect_map, socket switch, threaded NAPI" packet 1 \
+	THREADED=1 run_case "$mode: bpf_redirect_map, socket switch, threaded NAPI" packet 1 \
 		--prog map --scenario switch
 fi
 

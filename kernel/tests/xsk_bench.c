@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
  * xsk_bench --rx-ifname A --tx-ifname B [--seconds S] [--rounds R]
- *           [--cpu N] [--csv FILE]
+ *           [--cpu N] [--csv FILE] [--zero-copy]
  *
  * Receive cost of AF_XDP on veth for these XDP programs on A (native mode),
  * with the kernel's batched receive off (net.core.xsk_rx_batch=0: one frame
@@ -15,6 +15,12 @@
  *   alt            bpf_redirect_map() alternating between two sockets on the
  *                  queue (shared UMEM), per frame
  *   alt-batch      the same with batching on: every frame ends a batch
+ *
+ * With --zero-copy the sockets are bound with XDP_ZEROCOPY (the patched
+ * kernel's veth): each frame is copied into a buffer of the socket's pool
+ * before the program runs, XDP_DROP included, and a redirect to the socket
+ * hands that buffer over; batching does not apply (the rows with and
+ * without it measure the same path).
  *
  * (Two sockets of two queues cannot alternate within one NAPI poll: a poll
  * serves one queue, and a frame redirected to another queue's socket is
@@ -286,6 +292,7 @@ int main(int argc, char **argv)
 		{ "rounds", required_argument, NULL, 'r' },
 		{ "cpu", required_argument, NULL, 'c' },
 		{ "csv", required_argument, NULL, 'o' },
+		{ "zero-copy", no_argument, NULL, 'z' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *rx_ifname = NULL, *tx_ifname = NULL, *csv_path = NULL, *why;
@@ -297,6 +304,7 @@ int main(int argc, char **argv)
 	double seconds = 3;
 	struct xdt_feature feature;
 	static struct bench b;
+	uint16_t bind_mode = XDP_COPY;
 	FILE *csv = NULL;
 	uint32_t zero = 0;
 
@@ -308,6 +316,7 @@ int main(int argc, char **argv)
 		case 'r': rounds = atoi(optarg); break;
 		case 'c': cpu = atoi(optarg); break;
 		case 'o': csv_path = optarg; break;
+		case 'z': bind_mode = XDP_ZEROCOPY; break;
 		default: goto usage;
 		}
 	}
@@ -346,7 +355,8 @@ int main(int argc, char **argv)
 	if (map < 0 || map2 < 0 || counter < 0 ||
 	    xdt_umem_alloc(&b.umem, UMEM_FRAMES, FRAME_SIZE) ||
 	    xdt_xsk_open(&b.xsk, &b.umem, RX_RING, FILL_RING) ||
-	    xdt_xsk_bind(&b.xsk, b.ifindex, 0, -1) ||
+	    xdt_xsk_bind_mode(&b.xsk, b.ifindex, 0, -1, bind_mode) ||
+	    xdt_xsk_zero_copy(&b.xsk) != (bind_mode == XDP_ZEROCOPY) ||
 	    bpf_map_update_elem(map, &zero, &b.xsk.fd, BPF_ANY) ||
 	    bpf_map_update_elem(map2, &zero, &b.xsk.fd, BPF_ANY) ||
 	    xdt_fill(&b.xsk.fill, &b.umem, 0, UMEM_FRAMES) != UMEM_FRAMES) {
@@ -377,8 +387,9 @@ int main(int argc, char **argv)
 				     "user_ns_per_frame\n");
 	}
 
-	printf("# %d rounds of %.1f s per program, on CPU %d; %d frames per BPF_PROG_RUN\n",
-	       rounds, seconds, cpu, GEN_REPEAT);
+	printf("# %d rounds of %.1f s per program, on CPU %d; %d frames per BPF_PROG_RUN;"
+	       " sockets in %s mode\n", rounds, seconds, cpu, GEN_REPEAT,
+	       bind_mode == XDP_ZEROCOPY ? "zero-copy" : "copy");
 	printf("# %-5s %-10s %10s %10s %10s %8s %12s %10s %10s\n", "round", "program",
 	       "generated", "processed", "delivered", "lost", "frames/s", "kern ns/fr",
 	       "user ns/fr");
@@ -465,7 +476,8 @@ int main(int argc, char **argv)
 		if (run[v])
 			printf(" %s %.0f", variants[v].name, med_u[v]);
 	printf("\n");
-	if (run[V_MAP_BATCH]) {
+	/* The targets are the copy-mode batching's: zero copy does not batch */
+	if (run[V_MAP_BATCH] && bind_mode == XDP_COPY) {
 		printf("# targets, on receive ns/frame:\n");
 		if (run[V_XSK_BATCH])
 			report_target("map-batch vs xsk-batch", rx[V_MAP_BATCH], rx[V_XSK_BATCH],
@@ -489,6 +501,6 @@ out:
 	return rc;
 usage:
 	MSG("usage: %s --rx-ifname A --tx-ifname B [--seconds S] [--rounds R] [--cpu N]"
-	    " [--csv FILE]\n", argv[0]);
+	    " [--csv FILE] [--zero-copy]\n", argv[0]);
 	return 2;
 }

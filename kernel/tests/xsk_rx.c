@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
- * xsk_rx --ifname IF --prog map|xsk --mode drv|skb --count N --run-id ID
+ * xsk_rx --ifname IF --prog map|xsk --mode drv|skb|zc --count N --run-id ID
  *        [--scenario single|shared|restore|absent|alternate|switch]
  *        [--other-ifname IF2] [--timeout SEC] [--ready FILE] [--sent FILE]
  *        [--require]
  *
- * A small AF_XDP receiver (copy mode, queue 0) that must receive exactly the
+ * A small AF_XDP receiver (queue 0) that must receive exactly the
  * test frames of run ID (0 .. N-1, sent by pkt_inject from the peer) that
  * the scenario gives each socket, each once and in order, and nothing else:
  *
@@ -26,7 +26,9 @@
  *   switch     the same with the key changing from 0 to 1 at frame N/2 + 3,
  *              inside a NAPI poll when frames come in bursts of 64.
  *
- * The program is attached in native (drv) or generic (skb) mode and only
+ * The program is attached in native (drv) or generic (skb) mode, the sockets
+ * bound in copy mode; zc is native mode with the sockets bound in zero-copy
+ * mode (XDP_ZEROCOPY, checked with XDP_OPTIONS). The program only
  * redirects test frames; other frames go to the stack. --ready FILE is
  * created once frames can be sent; with --sent FILE, the receiver counts
  * until that file exists (the sender is done) and a little longer, so that
@@ -109,7 +111,7 @@ static void on_signal(int sig)
 
 static void usage(const char *argv0)
 {
-	MSG("usage: %s --ifname IF --prog map|xsk --mode drv|skb --count N --run-id ID\n"
+	MSG("usage: %s --ifname IF --prog map|xsk --mode drv|skb|zc --count N --run-id ID\n"
 	    "       [--scenario single|shared|restore|absent|alternate|switch]\n"
 	    "       [--other-ifname IF2] [--timeout SEC] [--ready FILE] [--sent FILE]\n"
 	    "       [--require]\n", argv0);
@@ -147,6 +149,7 @@ int main(int argc, char **argv)
 	bool require = false, ok;
 	int opt, err, ifindex, other_ifindex = -1, map = -1, prog = -1, i;
 	int attach_flags, sc, rc = EXIT_FAILURE;
+	uint16_t bind_mode = XDP_COPY;
 	enum xdt_prog_kind kind;
 	uint64_t deadline, done_at = 0, unique = 0, expected_total;
 	uint64_t want[MAX_SOCKS] = { 0 };
@@ -176,12 +179,14 @@ int main(int argc, char **argv)
 		kind = XDT_PROG_XSK;
 	else
 		usage(argv[0]);
-	if (!strcmp(mode, "drv"))
+	if (!strcmp(mode, "drv") || !strcmp(mode, "zc"))
 		attach_flags = XDP_FLAGS_DRV_MODE;
 	else if (!strcmp(mode, "skb"))
 		attach_flags = XDP_FLAGS_SKB_MODE;
 	else
 		usage(argv[0]);
+	if (!strcmp(mode, "zc"))
+		bind_mode = XDP_ZEROCOPY;
 	sc = parse_scenario(scenario_name);
 	if (sc < 0)
 		usage(argv[0]);
@@ -229,9 +234,14 @@ int main(int argc, char **argv)
 	/* The first socket owns the UMEM and its fill ring. */
 	err = xdt_xsk_open(&socks[0].xsk, &umem, RX_RING, FILL_RING);
 	if (!err)
-		err = xdt_xsk_bind(&socks[0].xsk, ifindex, 0, -1);
+		err = xdt_xsk_bind_mode(&socks[0].xsk, ifindex, 0, -1, bind_mode);
 	if (err) {
 		MSG("first socket on %s queue 0: %s\n", ifname, strerror(-err));
+		goto out;
+	}
+	if (xdt_xsk_zero_copy(&socks[0].xsk) != (bind_mode == XDP_ZEROCOPY)) {
+		MSG("first socket on %s queue 0: not in %s mode (XDP_OPTIONS)\n", ifname,
+		    bind_mode == XDP_ZEROCOPY ? "zero-copy" : "copy");
 		goto out;
 	}
 	socks[0].open = true;
@@ -251,7 +261,7 @@ int main(int argc, char **argv)
 		/* Created last: the head of the namespace's socket list. */
 		if (xdt_umem_alloc(&other_umem, 64, FRAME_SIZE) ||
 		    xdt_xsk_open(&socks[2].xsk, &other_umem, 64, 64) ||
-		    xdt_xsk_bind(&socks[2].xsk, other_ifindex, 0, -1)) {
+		    xdt_xsk_bind_mode(&socks[2].xsk, other_ifindex, 0, -1, bind_mode)) {
 			MSG("socket on %s: %s\n", other_ifname, strerror(errno));
 			goto out;
 		}

@@ -434,7 +434,8 @@ int xdt_xsk_map_fill(struct xdt_xsk *xsk, uint32_t fill_size)
 			XDP_UMEM_PGOFF_FILL_RING);
 }
 
-int xdt_xsk_bind(struct xdt_xsk *xsk, int ifindex, uint32_t queue, int shared_fd)
+int xdt_xsk_bind_mode(struct xdt_xsk *xsk, int ifindex, uint32_t queue, int shared_fd,
+		      uint16_t mode)
 {
 	struct sockaddr_xdp sxdp = {
 		.sxdp_family = AF_XDP,
@@ -446,9 +447,24 @@ int xdt_xsk_bind(struct xdt_xsk *xsk, int ifindex, uint32_t queue, int shared_fd
 		sxdp.sxdp_flags = XDP_SHARED_UMEM;
 		sxdp.sxdp_shared_umem_fd = shared_fd;
 	} else {
-		sxdp.sxdp_flags = XDP_COPY;
+		sxdp.sxdp_flags = mode;
 	}
 	return bind(xsk->fd, (struct sockaddr *)&sxdp, sizeof(sxdp)) ? -errno : 0;
+}
+
+int xdt_xsk_bind(struct xdt_xsk *xsk, int ifindex, uint32_t queue, int shared_fd)
+{
+	return xdt_xsk_bind_mode(xsk, ifindex, queue, shared_fd, XDP_COPY);
+}
+
+int xdt_xsk_zero_copy(const struct xdt_xsk *xsk)
+{
+	struct xdp_options opts = { 0 };
+	socklen_t len = sizeof(opts);
+
+	if (getsockopt(xsk->fd, SOL_XDP, XDP_OPTIONS, &opts, &len))
+		return -errno;
+	return !!(opts.flags & XDP_OPTIONS_ZEROCOPY);
 }
 
 void xdt_xsk_close(struct xdt_xsk *xsk)

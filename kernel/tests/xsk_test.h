@@ -128,6 +128,11 @@ int xdt_xsk_open(struct xdt_xsk *xsk, const struct xdt_umem *umem,
 		 uint32_t rx_size, uint32_t fill_size);
 /* Bind to (ifindex, queue) in copy mode, or share @shared_fd's UMEM (>= 0). */
 int xdt_xsk_bind(struct xdt_xsk *xsk, int ifindex, uint32_t queue, int shared_fd);
+/* The same with the bind's mode flags (XDP_COPY, XDP_ZEROCOPY) as @mode. */
+int xdt_xsk_bind_mode(struct xdt_xsk *xsk, int ifindex, uint32_t queue, int shared_fd,
+		      uint16_t mode);
+/* 1 when the bound socket is in zero-copy mode (XDP_OPTIONS), 0 if not, -errno. */
+int xdt_xsk_zero_copy(const struct xdt_xsk *xsk);
 /*
  * Map the fill ring of the buffer pool @xsk is bound to (a socket sharing
  * another's UMEM on the same queue reaches the pool's fill ring this way).

@@ -267,6 +267,23 @@ def plugin_requested():
     return os.environ.get("AFXDP_PLUGIN") or None
 
 
+SOCKET_MODES = ("copy", "zero-copy")
+
+
+def socket_mode():
+    """The AF_XDP mode the run asks of our driver (AFXDP_SOCKET_MODE): "copy"
+    adds force_copy=1 to each port's devargs that does not set it (the vm
+    suite's copy-mode variants, on a kernel whose veth offers zero-copy);
+    "zero-copy" makes TestPmd check at start that every port's first queue
+    is in zero-copy mode (the vm-zc-* variants); unset, the driver chooses
+    (zero-copy where the interface offers it)."""
+    mode = os.environ.get("AFXDP_SOCKET_MODE") or None
+    if mode is not None and mode not in SOCKET_MODES:
+        raise ValueError("AFXDP_SOCKET_MODE=%s: expected one of %s"
+                         % (mode, ", ".join(SOCKET_MODES)))
+    return mode
+
+
 def is_stock():
     return plugin_requested() is None
 

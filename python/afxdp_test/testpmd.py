@@ -79,8 +79,17 @@ def eal_args(ns, vdevs, *, file_prefix, huge_dir=None, mem_mb=None, lcores="0,1"
     if p:
         args += ["-d", p]
     for v in vdevs:
-        args += ["--vdev", v]
+        args += ["--vdev", with_socket_mode(v) if p else v]
     return args + list(extra)
+
+
+def with_socket_mode(vdev):
+    """`vdev` with force_copy=1 when the run asks for copy mode
+    (env.socket_mode()) and the devargs do not choose already."""
+    if (env.socket_mode() == "copy" and vdev.startswith("net_af_xdp")
+            and "force_copy=" not in vdev):
+        return vdev + ",force_copy=1"
+    return vdev
 
 
 def secondary_eal_args(file_prefix):
@@ -158,10 +167,22 @@ class TestPmd:
         self.startup_output = self.transcript[:at] if at >= 0 else self.transcript
         if at >= 0:
             self._pos = at + len(PROMPT)
+            if env.socket_mode() == "zero-copy":
+                self.check_zero_copy()
         elif expect_prompt:
             raise TestPmdError("%s exited (code %s) before its first prompt"
                                % (self.label, self.returncode))
         return self
+
+    def check_zero_copy(self):
+        """Every port's queue 0 is in zero-copy mode (`show rxq info`, what the
+        driver read back with XDP_OPTIONS), or TestPmdError."""
+        for port in range(self.port_count()):
+            info = self.cmd("show rxq info %d 0" % port)
+            if "zero-copy mode" not in info:
+                raise TestPmdError("%s: AFXDP_SOCKET_MODE=zero-copy but port %d is not: %s"
+                                   % (self.label, port, info.strip()))
+        env.log("%s: every port in zero-copy mode" % self.label)
 
     def alive(self):
         return self.proc is not None and self.proc.poll() is None

@@ -22,8 +22,9 @@ caches, which hold up to 1.5 x cache_size mbufs each and move between the
 two as lcores get and put, need no tolerance as long as they are summed), or
 held by the port: offered to the kernel in the fill ring, received but not
 yet taken from the Rx ring, or (Tx, not used by rxonly) queued for sending.
-  - While stopped (copy mode on veth: the driver documents that everything
-    comes back): avail == the pool's size, exactly.
+  - While stopped (on veth, in copy mode and in zero-copy mode, vm-zc-restart:
+    the driver documents that everything comes back): avail == the pool's
+    size, exactly.
   - Started and idle, with forwarding running: the Rx ring is empty, so the
     port holds just the fill ring's mbufs. The fill ring (as large as the Rx
     ring) is filled completely at start, and after receiving it is topped up

@@ -212,6 +212,15 @@ struct af_xdp_socket {
 	void *maps[4];			/* mmap of each ring, for munmap */
 	size_t map_len[4];
 	bool zero_copy;
+	/*
+	 * The kernel touches no UMEM chunk once the socket's close returns, so
+	 * every mbuf offered to it can be reclaimed: copy mode, and zero-copy
+	 * on veth (the patched kernel's, which takes chunks only while a socket
+	 * is bound and gives each back within the poll that took it).  A NIC
+	 * in zero-copy mode keeps chunks for its hardware until the kernel's
+	 * deferred release of the pool, after close.
+	 */
+	bool chunks_back_at_close;
 	bool multi_buffer;		/* bound with XDP_USE_SG: frames of several descriptors */
 };
 

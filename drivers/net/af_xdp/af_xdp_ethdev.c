@@ -635,9 +635,10 @@ unplug(struct af_xdp_port *port)
  * waits for a grace period: closing the socket is what ends the kernel's
  * use of it.
  *
- * In zero-copy mode the interface's driver keeps buffers of its own until
- * the kernel's deferred release of the pool, after close returns: the
- * mbufs are left to it.
+ * In zero-copy mode a NIC's driver keeps buffers of its own until the
+ * kernel's deferred release of the pool, after close returns: the mbufs are
+ * left to it.  veth's zero-copy mode holds none past close: they come back
+ * as in copy mode (sock->chunks_back_at_close).
  */
 static void
 close_socket(struct rte_eth_dev *dev, uint16_t i)
@@ -646,7 +647,7 @@ close_socket(struct rte_eth_dev *dev, uint16_t i)
 	struct af_xdp_socket *sock = port->queues[i].sock;
 	struct af_xdp_rx_queue *rxq = rxq_at(dev, i);
 	struct af_xdp_tx_queue *txq = txq_at(dev, i);
-	bool reclaim = !sock->zero_copy;
+	bool reclaim = sock->chunks_back_at_close;
 	unsigned int back = 0;
 
 	if (rxq != NULL && rxq->fd != sock->fd)

@@ -18,6 +18,7 @@
 
 #include <rte_malloc.h>
 
+#include "af_xdp_iface.h"
 #include "af_xdp_socket.h"
 #include "af_xdp_umem.h"
 
@@ -220,13 +221,16 @@ bind_socket(const struct af_xdp_port *port, struct af_xdp_socket *sock, bool sha
 }
 
 static void
-read_socket_mode(struct af_xdp_socket *sock)
+read_socket_mode(const struct af_xdp_port *port, struct af_xdp_socket *sock)
 {
 	struct xdp_options opts = { 0 };
 	socklen_t optlen = sizeof(opts);
+	char drv[32];
 
 	if (getsockopt(sock->fd, SOL_XDP, XDP_OPTIONS, &opts, &optlen) == 0)
 		sock->zero_copy = opts.flags & XDP_OPTIONS_ZEROCOPY;
+	sock->chunks_back_at_close = !sock->zero_copy ||
+		strcmp(af_xdp_iface_driver(port->args.iface, drv, sizeof(drv)), "veth") == 0;
 }
 
 static void
@@ -289,7 +293,7 @@ af_xdp_socket_open(struct af_xdp_port *port, uint16_t idx, struct rte_mempool *m
 	    map_rings(port, sock, rx_size, tx_size, fill_size, comp_size) != 0 ||
 	    bind_socket(port, sock, shared, multi_buffer) != 0)
 		goto err_leave;
-	read_socket_mode(sock);
+	read_socket_mode(port, sock);
 	af_xdp_umem_bound(sock->umem, sock->fd, sock->multi_buffer);
 	log_footprint(port, idx, sock, shared);
 	return sock;

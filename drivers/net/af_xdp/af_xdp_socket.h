@@ -22,8 +22,9 @@ struct af_xdp_socket *af_xdp_socket_open(struct af_xdp_port *port, uint16_t idx,
 /*
  * Unmap the rings and close the socket.  When this returns, the kernel has
  * released the socket and waited for its receive paths to stop using it:
- * it touches neither the rings nor the UMEM's chunks any more (copy mode;
- * a zero-copy driver gives its buffers back later, from a work queue).
+ * it touches neither the rings nor the UMEM's chunks any more (copy mode,
+ * and zero-copy on veth; a NIC's zero-copy driver gives its buffers back
+ * later, from a work queue: sock->chunks_back_at_close says which).
  */
 void af_xdp_socket_close(struct af_xdp_socket *sock);
 
