@@ -8,7 +8,9 @@
 # into results/bench-<date>-<time>/ (or --out DIR). doc/guides/benchmark.rst
 # says how to read them.
 #
-# Usage: scripts/bench.sh [--quick | --smoke] [bench/run.py options]
+# Usage: scripts/bench.sh [--dpdk 24.11|25.11] [--quick | --smoke] [bench/run.py options]
+#   --dpdk LINE  against that DPDK (scripts/dpdk-build.sh builds it and our
+#                plugin for it): its testpmd, its stock net_af_xdp, its l2fwd
 #   (none)       5 repeats x 3 s of every configuration, in each of its
 #                placements (~12 min)
 #   --quick      3 repeats x 1 s (~4 min)
@@ -21,8 +23,22 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 build_dir=${BUILD_DIR:-$top/build}
 [ "$(id -u)" -eq 0 ] || { echo "bench.sh: run as root: it creates network namespaces and XDP programs" >&2; exit 1; }
 
+line=
+if [ "${1:-}" = "--dpdk" ]; then
+	line=${2:?--dpdk needs a DPDK line: 24.11 or 25.11}
+	shift 2
+fi
+
 echo "== set-up and build (scripts/setup.sh)"
 "$top/scripts/setup.sh" | tail -n 2
+if [ -n "$line" ]; then
+	echo "== DPDK $line (scripts/dpdk-build.sh)"
+	build_dir=$("$top/scripts/dpdk-build.sh" "$line" | tail -n 1)
+	prefix=$(cat "$build_dir/dpdk-prefix")
+	export AFXDP_TESTPMD=$prefix/bin/dpdk-testpmd
+	export AFXDP_PROC_INFO=$prefix/bin/dpdk-proc-info
+	export LD_LIBRARY_PATH=$(dirname "$(find "$prefix" -name librte_eal.so -print -quit)")
+fi
 
 # Debian's interpreter: the plot needs Debian's python3-matplotlib.
 py=/usr/bin/python3

@@ -1,10 +1,18 @@
 #!/usr/bin/env bash
-# The Debian source tree of the installed DPDK, fetched once: prints its path
-# (AFXDP_CACHE/dpdk-<Debian version>/tree). scripts/setup.sh takes the
-# driver-SDK headers from it (Debian's libdpdk-dev lacks them) and
-# scripts/dpdk-l2fwd.sh builds DPDK's own examples/l2fwd from it.
+# A DPDK source tree from Debian's source package, fetched once: prints its
+# path (AFXDP_CACHE/dpdk-<Debian version>/tree).
 #
-# Usage: scripts/dpdk-source.sh        (as root: it may add a deb-src entry)
+# Usage: scripts/dpdk-source.sh                    (as root)
+#   The source of the installed DPDK: scripts/setup.sh takes the driver-SDK
+#   headers from it (Debian's libdpdk-dev lacks them) and scripts/dpdk-l2fwd.sh
+#   builds DPDK's own examples/l2fwd from it. It may add a deb-src entry for
+#   Debian 12 to the system's apt sources.
+# Usage: scripts/dpdk-source.sh <Debian version> <suite>
+#   That version from that suite's sources (e.g. 24.11.8-0+deb13u1 trixie),
+#   for scripts/dpdk-build.sh, through an apt configuration of its own under
+#   AFXDP_CACHE/apt-dpdk (the system's sources are not touched). When it
+#   cannot be fetched, exit 3 with why: the suite now carries another version
+#   (named, to pin instead), or its mirror does not serve the files.
 # Environment:
 #   AFXDP_CACHE   where downloaded sources are kept (default /var/cache/af-xdp-direct)
 set -euo pipefail
@@ -12,34 +20,91 @@ set -euo pipefail
 cache=${AFXDP_CACHE:-/var/cache/af-xdp-direct}
 
 log() { printf '[dpdk-source] %s\n' "$*" >&2; }
-die() { printf '[dpdk-source] error: %s\n' "$*" >&2; exit 1; }
+die() { printf '[dpdk-source] error: %s\n' "$1" >&2; exit "${2:-1}"; }
 
-pkgver=$(dpkg-query -W -f='${Version}' libdpdk-dev 2>/dev/null) ||
-	die "libdpdk-dev is not installed (scripts/setup.sh installs it)"
+# Debian 12's own sources, in the system's apt configuration.
+add_bookworm_sources() {
+	local srclist=/etc/apt/sources.list.d/af-xdp-direct-deb-src.sources
+	apt-get indextargets --format '$(CREATED_BY)' 2>/dev/null | grep -q Sources && return 0
+	cat > "$srclist" <<-SRC
+	# added by af-xdp-direct scripts/dpdk-source.sh: source of the installed DPDK
+	Types: deb-src
+	URIs: http://deb.debian.org/debian
+	Suites: bookworm bookworm-updates
+	Components: main
+	Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+
+	Types: deb-src
+	URIs: http://deb.debian.org/debian-security
+	Suites: bookworm-security
+	Components: main
+	Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+	SRC
+	apt-get update -qq
+}
+
+# Another suite's sources, in an apt configuration of our own.
+apt_dir=$cache/apt-dpdk
+apt_opts=(-o "Dir::Etc::SourceList=$apt_dir/sources.list" -o "Dir::Etc::SourceParts=/dev/null"
+	-o "Dir::State::Lists=$apt_dir/lists" -o "APT::Sandbox::User=root")
+
+add_suite_sources() {
+	mkdir -p "$apt_dir/lists/partial"
+	echo "deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg]" \
+		"http://deb.debian.org/debian $1 main" >"$apt_dir/sources.list"
+	apt-get "${apt_opts[@]}" update -qq >/dev/null 2>&1 ||
+		log "apt-get update of $1's sources failed; using its index already cached, if any"
+}
+
+# The version of dpdk that suite's Sources index lists, or nothing.
+listed_version() {
+	local idx
+	for idx in "$apt_dir"/lists/*_dists_"$1"_main_source_Sources*; do
+		[ -f "$idx" ] || continue
+		# apt's own reader: the index is compressed as apt chose (lz4 here).
+		/usr/lib/apt/apt-helper cat-file "$idx" | awk '/^Package: dpdk$/ { p = 1 } p && /^Version:/ && !done { print $2; done = 1 }'
+	done
+}
+
+# Why dpdk=$1 of suite $2 could not be fetched (apt's log in $3); exits 3.
+not_fetched() {
+	local listed
+	listed=$(listed_version "$2")
+	grep -E '^(E|W):' "$3" | sed 's/^/[dpdk-source]   /' >&2 || true
+	if [ -z "$listed" ]; then
+		die "cannot read Debian's $2 source index: dpdk $1 cannot be fetched (no network to deb.debian.org?)" 3
+	elif [ "$listed" != "$1" ]; then
+		die "Debian's $2 now carries dpdk $listed, not the pinned $1: pin $listed instead" 3
+	fi
+	die "Debian's $2 lists dpdk $1 but its mirror does not serve the files (see above)" 3
+}
+
+if [ $# -eq 0 ]; then
+	pkgver=$(dpkg-query -W -f='${Version}' libdpdk-dev 2>/dev/null) ||
+		die "libdpdk-dev is not installed (scripts/setup.sh installs it)"
+	suite=
+elif [ $# -eq 2 ]; then
+	pkgver=$1 suite=$2
+else
+	die "usage: $0 [<Debian version> <suite>]"
+fi
 srcdir="$cache/dpdk-$pkgver"
 if [ ! -f "$srcdir/.complete" ]; then
 	[ "$(id -u)" -eq 0 ] || die "run as root: the source of dpdk=$pkgver must be fetched into $srcdir"
-	log "fetching Debian source of dpdk=$pkgver into $srcdir"
-	srclist=/etc/apt/sources.list.d/af-xdp-direct-deb-src.sources
-	if ! apt-get indextargets --format '$(CREATED_BY)' 2>/dev/null | grep -q Sources; then
-		cat > "$srclist" <<-SRC
-		# added by af-xdp-direct scripts/dpdk-source.sh: source of the installed DPDK
-		Types: deb-src
-		URIs: http://deb.debian.org/debian
-		Suites: bookworm bookworm-updates
-		Components: main
-		Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-
-		Types: deb-src
-		URIs: http://deb.debian.org/debian-security
-		Suites: bookworm-security
-		Components: main
-		Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-		SRC
-		apt-get update -qq
-	fi
+	log "fetching Debian source of dpdk=$pkgver${suite:+ ($suite)} into $srcdir"
 	rm -rf "$srcdir" && mkdir -p "$srcdir"
-	(cd "$srcdir" && apt-get source -qq "dpdk=$pkgver" >/dev/null)
+	if [ -z "$suite" ]; then
+		add_bookworm_sources
+		(cd "$srcdir" && apt-get source -qq "dpdk=$pkgver" >/dev/null)
+	else
+		add_suite_sources "$suite"
+		if ! (cd "$srcdir" && apt-get "${apt_opts[@]}" source -qq "dpdk=$pkgver") \
+			>"$srcdir.log" 2>&1; then
+			rm -rf "$srcdir"
+			not_fetched "$pkgver" "$suite" "$srcdir.log"
+		fi
+		rm -f "$srcdir.log"
+	fi
 	tree=$(find "$srcdir" -mindepth 1 -maxdepth 1 -type d -name 'dpdk*' | head -n1)
 	[ -n "$tree" ] || die "apt-get source dpdk=$pkgver produced no tree in $srcdir"
 	ln -sfn "$(basename "$tree")" "$srcdir/tree"

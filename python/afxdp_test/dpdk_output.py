@@ -29,6 +29,7 @@ could not send plus the port's oerrors. With --record-burst-stats each port's
 block also has "RX-bursts : <polls> [<share> of <n> pkts + ...]". The cycles
 line appears only with --record-core-cycles and when packets moved; its
 packets are the Rx total of all ports (txonly, flowgen: the Tx total).
+From DPDK 23.03 it reads "(busy cycles=...": both are parsed.
 """
 
 import re
@@ -44,7 +45,8 @@ _FWD_ACC = re.compile(r"^\s*\++ Accumulated forward statistics for all ports\s*\
 # --record-burst-stats: "RX-bursts : 1234 [80% of 0 pkts + 15% of 64 pkts + 5% of other]",
 # polls counted whether they returned packets or not.
 _BURSTS = re.compile(r"^\s*(RX|TX)-bursts : (\d+) \[(.*)\]\s*$")
-_CYCLES = re.compile(r"CPU cycles/packet=([\d.]+) \(total cycles=(\d+) / total (\S+) "
+# 22.11 says "total cycles", 23.03 and later "busy cycles" (the same count).
+_CYCLES = re.compile(r"CPU cycles/packet=([\d.]+) \((?:total|busy) cycles=(\d+) / total (\S+) "
                      r"packets=(\d+)\) at (\d+) MHz Clock")
 
 

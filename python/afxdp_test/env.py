@@ -17,6 +17,7 @@ Environment variables:
 import contextlib
 import ctypes
 import os
+import re
 import secrets
 import shutil
 import signal
@@ -253,6 +254,17 @@ def tool(env_var, name):
     if not path or not os.access(path, os.X_OK):
         raise Skip("%s not found (install Debian's dpdk package or set %s)" % (name, env_var))
     return path
+
+
+def linked_library(path, name):
+    """The soname of library `name` ("librte_eal") that the ELF file at `path`
+    needs (readelf's NEEDED entries): "librte_eal.so.23" for DPDK 22.11."""
+    cp = run(["readelf", "-d", path], timeout=30)
+    m = re.search(r"\(NEEDED\)\s+Shared library: \[(%s\.so\.\d+)\]" % re.escape(name),
+                  cp.stdout)
+    if not m:
+        raise Skip("%s does not link %s (readelf -d)" % (path, name))
+    return m.group(1)
 
 
 def testpmd_path():

@@ -27,6 +27,10 @@ EXIT_TIMEOUT = 30
 
 
 def check_installed():
+    other = os.environ.get("AFXDP_DPDK_VERSION")
+    if other:
+        raise env.Skip("Debian's Open vSwitch is built for Debian's DPDK 22.11, and the plugin "
+                       "under test for DPDK %s (scripts/dpdk-build.sh)" % other)
     for prog in ("ovsdb-server", "ovsdb-tool", "ovs-vsctl", "ovs-appctl"):
         if not shutil.which(prog):
             raise env.Skip("%s not found (Debian package openvswitch-switch-dpdk; "

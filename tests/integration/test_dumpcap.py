@@ -33,6 +33,7 @@ MEM_MB = 256
 CAPTURED = 24            # dumpcap -c: the ping's packets, and room for a stray ARP
 MIN_ECHO = 20
 PINGS = 20
+CAPTURE_WAIT = 10        # for pdump to write the last pings (only against a loss)
 TOOL_TIMEOUT = 60        # only against a hang (the capture's own stop: -a duration)
 REFUSAL = "refused a secondary process that probed this port with DPDK's stock net_af_xdp"
 ECHO = re.compile(r"IP %s > %s: ICMP echo request|IP %s > %s: ICMP echo reply"
@@ -45,6 +46,27 @@ def tcpdump(t, path):
     cp = env.run(["tcpdump", "-n", "-r", path], check=False)
     t.check(cp.returncode == 0, "tcpdump -r %s exits 0" % os.path.basename(path), cp.stderr)
     return [ln for ln in cp.stdout.splitlines() if ln.strip()]
+
+
+def echoes(path, kind):
+    """The ICMP echo `kind`s ("request", "reply") in the pcap file at `path`
+    so far (net_pcap flushes it after each burst; a partial last record is
+    not counted)."""
+    if not os.path.exists(path):
+        return 0
+    cp = env.run(["tcpdump", "-n", "-r", path], check=False)
+    return sum(1 for ln in cp.stdout.splitlines() if ECHO.search(ln) and kind in ln)
+
+
+def wait_captured(paths_kinds, count, timeout):
+    """Until each file holds `count` echoes of its kind, or the deadline: pdump
+    writes what it dequeued from the primary's ring, and on SIGINT drops what
+    it has not dequeued yet (a busy machine delays it)."""
+    deadline = env.deadline(timeout)
+    while time.monotonic() < deadline:
+        if all(echoes(p, k) >= count for p, k in paths_kinds):
+            return
+        time.sleep(0.2)
 
 
 def background_ping(a):
@@ -123,7 +145,7 @@ def pdump_wrapped(t, dut, a, tp):
             cp = a.exec(["ping", "-n", "-q", "-c", str(PINGS), "-i", "0.1", "-W", "5",
                          hosts.ADDR_B], check=False)
             t.check(cp.returncode == 0, "%d pings while pdump captures" % PINGS, cp.stdout)
-            time.sleep(0.5)             # the last ones through pdump's ring
+            wait_captured([(rx, "request"), (tx, "reply")], PINGS, CAPTURE_WAIT)
         proc.send_signal(signal.SIGINT)
         rest, _ = proc.communicate(timeout=env.scaled(TOOL_TIMEOUT))
         out += rest

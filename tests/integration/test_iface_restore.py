@@ -33,8 +33,9 @@ def state(ifc):
 
 def child(plugin, iface, prefix):
     """Run in the namespace: probe, change, exit without closing (return from main)."""
-    eal = ctypes.CDLL("librte_eal.so.23", mode=ctypes.RTLD_GLOBAL)
-    ethdev = ctypes.CDLL("librte_ethdev.so.23", mode=ctypes.RTLD_GLOBAL)
+    # The libraries of the DPDK the plugin was built for (22.11: .so.23).
+    eal = ctypes.CDLL(env.linked_library(plugin, "librte_eal"), mode=ctypes.RTLD_GLOBAL)
+    ethdev = ctypes.CDLL(env.linked_library(plugin, "librte_ethdev"), mode=ctypes.RTLD_GLOBAL)
     args = [sys.argv[0], "--no-pci", "--no-huge", "-m", "64", "--file-prefix", prefix,
             "-d", plugin, "--vdev", "net_af_xdp0,iface=%s" % iface,
             "--log-level=pmd.net.af_xdp:info"]

@@ -30,6 +30,7 @@
  *   af_xdp_log.c      the log type
  *   af_xdp_ring.h     the userspace side of one AF_XDP ring
  *   af_xdp_bpf_abi.h  what the built-in XDP programs and the driver share
+ *   af_xdp_compat.h   where the DPDK releases it builds against differ
  *
  * Words used with one meaning each: a *queue* is an ethdev Rx or Tx queue;
  * a *socket* is the AF_XDP socket serving the queue pair of one index; a

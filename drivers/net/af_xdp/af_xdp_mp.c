@@ -17,6 +17,7 @@
  */
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -43,11 +44,28 @@ struct fds_request {
 	uint16_t first;
 };
 
+/*
+ * Which of the count slots have a descriptor, one bit each: fds[] holds the
+ * present ones, in order. A bitmap, because a message carries up to 8
+ * descriptors in DPDK 22.11 but 253 from 24.11 on, in the same 256 bytes.
+ */
 struct fds_reply {
 	uint16_t first;
 	uint16_t count;
-	uint8_t present[RTE_MP_MAX_FD_NUM];	/* fds[] holds the present ones, in order */
+	uint8_t present[(RTE_MP_MAX_FD_NUM + 7) / 8];
 };
+
+static inline void
+set_present(struct fds_reply *rep, uint16_t i)
+{
+	rep->present[i / 8] |= 1u << (i % 8);
+}
+
+static inline bool
+is_present(const struct fds_reply *rep, uint16_t i)
+{
+	return rep->present[i / 8] & (1u << (i % 8));
+}
 
 static unsigned int mp_users;
 
@@ -61,6 +79,7 @@ send_fds(const struct rte_mp_msg *request, const void *peer)
 	struct rte_eth_dev *dev;
 	uint16_t i;
 
+	RTE_BUILD_BUG_ON(sizeof(*rep) > RTE_MP_MAX_PARAM_LEN);
 	strlcpy(msg.name, AF_XDP_MP_ACTION, sizeof(msg.name));
 	msg.len_param = sizeof(*rep);
 	rep->first = req->first;
@@ -69,7 +88,7 @@ send_fds(const struct rte_mp_msg *request, const void *peer)
 		port = dev->data->dev_private;
 		if (af_xdp_prog_fallbacks_fd(port) >= 0) {
 			rep->count = 1;
-			rep->present[0] = 1;
+			set_present(rep, 0);
 			msg.fds[msg.num_fds++] = af_xdp_prog_fallbacks_fd(port);
 		}
 	} else if (dev != NULL) {
@@ -79,7 +98,7 @@ send_fds(const struct rte_mp_msg *request, const void *peer)
 
 			rep->count++;
 			if (sock != NULL) {
-				rep->present[i] = 1;
+				set_present(rep, i);
 				msg.fds[msg.num_fds++] = sock->fd;
 			}
 		}
@@ -179,7 +198,7 @@ get_some_fds(const struct af_xdp_port *port, uint16_t first, int *fds, uint16_t 
 	}
 	rep = (const void *)reply.msgs[0].param;
 	for (i = 0; i < rep->count && i < RTE_MP_MAX_FD_NUM; i++) {
-		int fd = rep->present[i] && k < reply.msgs[0].num_fds ? reply.msgs[0].fds[k++] : -1;
+		int fd = is_present(rep, i) && k < reply.msgs[0].num_fds ? reply.msgs[0].fds[k++] : -1;
 		unsigned int slot = first == FDS_FALLBACKS_MAP ? (unsigned int)i : first + (unsigned int)i;
 
 		if (slot < n)

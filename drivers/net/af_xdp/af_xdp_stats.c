@@ -141,8 +141,9 @@ af_xdp_stats_fold_socket(struct af_xdp_port *port, uint16_t idx, int fd)
 		af_xdp_kstats_fold(&port->queues[idx].kstats_base, &cur);
 }
 
-int
-af_xdp_stats_get(struct rte_eth_dev *dev, struct rte_eth_stats *stats)
+/* The port's counters into stats, and the queues' into qstats unless NULL. */
+static int
+stats_get(struct rte_eth_dev *dev, struct rte_eth_stats *stats, af_xdp_queue_stats *qstats)
 {
 	struct af_xdp_port *port = dev->data->dev_private;
 	struct socket_fds fds;
@@ -160,9 +161,9 @@ af_xdp_stats_get(struct rte_eth_dev *dev, struct rte_eth_stats *stats)
 		stats->ibytes += rxq->stats.bytes;
 		stats->rx_nombuf += rxq->stats.nombuf;
 		stats->imissed += af_xdp_kstats_imissed(&ks);
-		if (i < RTE_ETHDEV_QUEUE_STAT_CNTRS) {
-			stats->q_ipackets[i] = rxq->stats.packets;
-			stats->q_ibytes[i] = rxq->stats.bytes;
+		if (qstats != NULL && i < RTE_ETHDEV_QUEUE_STAT_CNTRS) {
+			qstats->q_ipackets[i] = rxq->stats.packets;
+			qstats->q_ibytes[i] = rxq->stats.bytes;
 		}
 	}
 	for (i = 0; i < dev->data->nb_tx_queues; i++) {
@@ -175,15 +176,30 @@ af_xdp_stats_get(struct rte_eth_dev *dev, struct rte_eth_stats *stats)
 		stats->opackets += txq->stats.packets;
 		stats->obytes += txq->stats.bytes;
 		stats->oerrors += txq->stats.dropped + ks.v[AF_XDP_KSTAT_TX_INVALID_DESCS];
-		if (i < RTE_ETHDEV_QUEUE_STAT_CNTRS) {
-			stats->q_opackets[i] = txq->stats.packets;
-			stats->q_obytes[i] = txq->stats.bytes;
-			stats->q_errors[i] = txq->stats.dropped;
+		if (qstats != NULL && i < RTE_ETHDEV_QUEUE_STAT_CNTRS) {
+			qstats->q_opackets[i] = txq->stats.packets;
+			qstats->q_obytes[i] = txq->stats.bytes;
+			qstats->q_errors[i] = txq->stats.dropped;
 		}
 	}
 	put_socket_fds(&fds);
 	return 0;
 }
+
+#if AF_XDP_STATS_GET_HAS_QSTATS
+int
+af_xdp_stats_get(struct rte_eth_dev *dev, struct rte_eth_stats *stats,
+		 struct eth_queue_stats *qstats)
+{
+	return stats_get(dev, stats, qstats);
+}
+#else
+int
+af_xdp_stats_get(struct rte_eth_dev *dev, struct rte_eth_stats *stats)
+{
+	return stats_get(dev, stats, stats);
+}
+#endif
 
 int
 af_xdp_stats_reset(struct rte_eth_dev *dev)

@@ -8,8 +8,14 @@
 #include <ethdev_driver.h>
 
 #include "af_xdp.h"
+#include "af_xdp_compat.h"
 
+#if AF_XDP_STATS_GET_HAS_QSTATS
+int af_xdp_stats_get(struct rte_eth_dev *dev, struct rte_eth_stats *stats,
+		     struct eth_queue_stats *qstats);
+#else
 int af_xdp_stats_get(struct rte_eth_dev *dev, struct rte_eth_stats *stats);
+#endif
 int af_xdp_stats_reset(struct rte_eth_dev *dev);
 int af_xdp_xstats_get(struct rte_eth_dev *dev, struct rte_eth_xstat *xstats, unsigned int n);
 int af_xdp_xstats_get_names(struct rte_eth_dev *dev, struct rte_eth_xstat_name *names,

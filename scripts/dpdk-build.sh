@@ -1,0 +1,129 @@
+#!/usr/bin/env bash
+# Build our plugin for another DPDK LTS line than Debian 12's: DPDK itself from
+# Debian's source package of a pinned version (built once, cached), with only
+# what the tests need, then the plugin against it in its own build directory.
+#
+# Usage: scripts/dpdk-build.sh <24.11|25.11> [--source DIR]
+#   --source DIR  build DPDK from this source tree instead (its VERSION must be
+#                 of the same line), e.g. when the mirror no longer serves the
+#                 pinned source; the log says that it is not the pinned one
+# Prints the plugin's build directory on the last line of its output; that
+# directory's dpdk-prefix file names the DPDK's prefix, and its dpdk-l2fwd is
+# that DPDK's examples/l2fwd (scripts/bench.sh --dpdk uses both).
+# Exit: 0 built; 3 the pinned source cannot be obtained (the message says why
+# and, where the mirror moved on, which version to pin); 1 any other error.
+#
+# 22.11 is Debian 12's own DPDK, used as installed: scripts/setup.sh, ./build.
+# Environment:
+#   AFXDP_CACHE   sources, DPDK builds (default /var/cache/af-xdp-direct)
+#   AFXDP_DPDK_SOURCE_24_11, AFXDP_DPDK_SOURCE_25_11
+#                 a default for --source, per line (scripts/test.sh passes
+#                 the environment on)
+#   AFXDP_JOBS    ninja -j for DPDK (default 2)
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+cache=${AFXDP_CACHE:-/var/cache/af-xdp-direct}
+jobs=${AFXDP_JOBS:-2}
+
+log() { printf '[dpdk-build] %s\n' "$*"; }
+die() { printf '[dpdk-build] error: %s\n' "$1" >&2; exit "${2:-1}"; }
+
+# The pinned Debian source of each line: version and the suite that has it.
+# A new LTS line gets a row here; where its internal API differs from the
+# others', the driver adapts by what DPDK's own headers define (so far only
+# RTE_MP_MAX_FD_NUM, in af_xdp_mp.c), never by copies of files.
+declare -A PIN=([24.11]=24.11.8-0+deb13u1 [25.11]=25.11.4-1)
+declare -A SUITE=([24.11]=trixie [25.11]=forky)
+
+# What the tests need of DPDK; everything else is left out. Bump RECIPE when
+# the build below changes what it produces from the same source.
+RECIPE=2
+# net/pcap: dpdk-pdump writes its capture through it. net/memif: a primary
+# must register every tailq its secondaries do, and testpmd alone links no
+# librte_hash while dpdk-proc-info does ("Cannot initialize tailq:
+# RTE_HASH"): both load memif, which needs it, from the PMD directory.
+APPS=test-pmd,proc-info,dumpcap,pdump
+DRIVERS=net/af_xdp,net/ring,mempool/ring,net/pcap,net/memif
+LIBS=eal,log,kvargs,telemetry,ring,mempool,mbuf,net,meter,ethdev,pci,cmdline,hash,rcu
+LIBS+=,metrics,bitratestats,latencystats,pdump,pcapng,bpf,gro,gso,ip_frag,lpm,bbdev
+LIBS+=,security,cryptodev,eventdev,timer,dmadev
+
+line=${1:-}
+shift || true
+source_dir=
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--source) source_dir=$(cd "${2:?--source needs a directory}" && pwd); shift 2 ;;
+	*) die "unknown argument '$1' (see the head of $0)" ;;
+	esac
+done
+if [ -z "$source_dir" ]; then
+	var=AFXDP_DPDK_SOURCE_${line//./_}
+	[ -z "${!var:-}" ] || source_dir=$(cd "${!var}" && pwd)
+fi
+case "$line" in
+22.11) die "22.11 is Debian 12's installed DPDK: scripts/setup.sh builds ./build for it" ;;
+24.11 | 25.11) ;;
+*) die "usage: $0 <24.11|25.11> [--source DIR]" ;;
+esac
+[ "$(id -u)" -eq 0 ] || die "run as root: the sources and builds are cached in $cache"
+# Debian's python3 has the pyelftools DPDK's build needs (scripts/setup.sh).
+export PATH=/usr/bin:$PATH
+
+# --- 1. the source -----------------------------------------------------------
+if [ -n "$source_dir" ]; then
+	src=$source_dir
+	[ -f "$src/VERSION" ] || die "--source $src is not a DPDK source tree (no VERSION)"
+	version=$(cat "$src/VERSION")
+	[ "${version#"$line".}" != "$version" ] || die "--source $src is DPDK $version, not of line $line"
+	log "DPDK $version from $src (not the pinned Debian source ${PIN[$line]})"
+else
+	pin=${PIN[$line]}
+	rc=0
+	src=$("$top/scripts/dpdk-source.sh" "$pin" "${SUITE[$line]}") || rc=$?
+	[ "$rc" -eq 0 ] || die "no DPDK $line: the pinned source cannot be obtained (above; PIN in $0, or --source DIR)" "$rc"
+	version=$(cat "$src/VERSION")
+	log "DPDK $version from Debian's source package dpdk=$pin"
+fi
+
+# --- 2. DPDK, cached by (recipe, version, options) ----------------------------
+options=(--buildtype=release -Ddefault_library=shared -Dplatform=generic
+	-Denable_driver_sdk=true -Dtests=false -Denable_docs=false -Dexamples=l2fwd
+	"-Denable_apps=$APPS" "-Denable_drivers=$DRIVERS" "-Denable_libs=$LIBS")
+key=$(printf '%s\n' "recipe $RECIPE" "version $version" "${options[@]}" | sha256sum | cut -c1-12)
+dpdk_dir=$cache/dpdk/$version-$key
+prefix=$dpdk_dir/prefix
+if [ -f "$dpdk_dir/.complete" ]; then
+	log "DPDK $version: cached in $prefix"
+else
+	log "DPDK $version: building into $prefix (a few minutes; log $dpdk_dir/build.log)"
+	rm -rf "$dpdk_dir" && mkdir -p "$dpdk_dir"
+	started=$(date +%s)
+	if ! { meson setup "$dpdk_dir/build" "$src" --prefix="$prefix" "${options[@]}" &&
+		nice -n 10 ninja -C "$dpdk_dir/build" -j "$jobs" &&
+		ninja -C "$dpdk_dir/build" install &&
+		install -m 755 "$dpdk_dir/build/examples/dpdk-l2fwd" "$prefix/bin/"; } \
+		>"$dpdk_dir/build.log" 2>&1; then
+		tail -n 25 "$dpdk_dir/build.log" >&2
+		die "building DPDK $version failed (log: $dpdk_dir/build.log)"
+	fi
+	rm -rf "$dpdk_dir/build"
+	touch "$dpdk_dir/.complete"
+	log "DPDK $version built in $(($(date +%s) - started)) s"
+fi
+
+# --- 3. our plugin against it -------------------------------------------------
+pc_dir=$(dirname "$(find "$prefix" -name libdpdk.pc -print -quit)")
+[ -d "$pc_dir" ] || die "no libdpdk.pc under $prefix"
+build_dir=$top/build-dpdk-$line
+if [ -d "$build_dir" ]; then
+	meson configure "$build_dir" -Dpkg_config_path="$pc_dir" >/dev/null
+else
+	meson setup "$build_dir" "$top" -Dpkg_config_path="$pc_dir" >/dev/null
+fi
+ninja -C "$build_dir" >/dev/null
+echo "$prefix" >"$build_dir/dpdk-prefix"
+ln -sfn "$prefix/bin/dpdk-l2fwd" "$build_dir/dpdk-l2fwd"
+log "plugin for DPDK $version built in $build_dir"
+echo "$build_dir"
