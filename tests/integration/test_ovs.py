@@ -60,8 +60,16 @@ def set_mtu(o, names, mtu):
 
 def full_size_ping(t, a, mtu, what):
     size = mtu - 28                  # IPv4 and ICMP headers
-    cp = a.exec(["ping", "-n", "-q", "-c", str(PINGS), "-i", "0.2", "-W", "5", "-M", "do",
-                 "-s", str(size), hosts.ADDR_B], check=False)
+    ping = ["ping", "-n", "-q", "-i", "0.2", "-M", "do", "-s", str(size), hosts.ADDR_B]
+    # Under load the first full-size ping right after an MTU change was lost
+    # twice in about twenty runs (the cause is not established: OVS's
+    # reconfiguration or the hosts' new MTU still settling). Wait for one to
+    # get through, then every one of PINGS must.
+    deadline = env.deadline(WAIT)
+    while a.exec(ping + ["-c", "1", "-W", "1"], check=False).returncode != 0 and \
+            time.monotonic() < deadline:
+        pass
+    cp = a.exec(ping + ["-c", str(PINGS), "-W", "5"], check=False)
     t.check(cp.returncode == 0 and " 0% packet loss" in cp.stdout,
             "%s: ping -M do -s %d (%d-byte IP packets, DF) a -> b" % (what, size, mtu),
             cp.stdout + cp.stderr)
