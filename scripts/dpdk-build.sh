@@ -31,8 +31,9 @@ die() { printf '[dpdk-build] error: %s\n' "$1" >&2; exit "${2:-1}"; }
 
 # The pinned Debian source of each line: version and the suite that has it.
 # A new LTS line gets a row here; where its internal API differs from the
-# others', the driver adapts by what DPDK's own headers define (so far only
-# RTE_MP_MAX_FD_NUM, in af_xdp_mp.c), never by copies of files.
+# others', the driver adapts in af_xdp_compat.h by RTE_VERSION, or by what
+# DPDK's own headers define (RTE_MP_MAX_FD_NUM in af_xdp_mp.c), never by
+# copies of files.
 declare -A PIN=([24.11]=24.11.8-0+deb13u1 [25.11]=25.11.4-1)
 declare -A SUITE=([24.11]=trixie [25.11]=forky)
 
