@@ -34,10 +34,9 @@ echo "== set-up and build (scripts/setup.sh)"
 if [ -n "$line" ]; then
 	echo "== DPDK $line (scripts/dpdk-build.sh)"
 	build_dir=$("$top/scripts/dpdk-build.sh" "$line" | tail -n 1)
-	prefix=$(cat "$build_dir/dpdk-prefix")
-	export AFXDP_TESTPMD=$prefix/bin/dpdk-testpmd
-	export AFXDP_PROC_INFO=$prefix/bin/dpdk-proc-info
-	export LD_LIBRARY_PATH=$(dirname "$(find "$prefix" -name librte_eal.so -print -quit)")
+	# That DPDK's apps and libraries, as the build's tests get them
+	# (dpdk_apps_env in meson.build).
+	eval "$(meson devenv -C "$build_dir" --dump)"
 fi
 
 # Debian's interpreter: the plot needs Debian's python3-matplotlib.

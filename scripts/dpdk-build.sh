@@ -7,9 +7,8 @@
 #   --source DIR  build DPDK from this source tree instead (its VERSION must be
 #                 of the same line), e.g. when the mirror no longer serves the
 #                 pinned source; the log says that it is not the pinned one
-# Prints the plugin's build directory on the last line of its output; that
-# directory's dpdk-prefix file names the DPDK's prefix, and its dpdk-l2fwd is
-# that DPDK's examples/l2fwd (scripts/bench.sh --dpdk uses both).
+# Prints the plugin's build directory on the last line of its output; its
+# dpdk-l2fwd is that DPDK's examples/l2fwd (for scripts/bench.sh --dpdk).
 # Exit: 0 built; 3 the pinned source cannot be obtained (the message says why
 # and, where the mirror moved on, which version to pin); 1 any other error.
 #
@@ -124,7 +123,6 @@ else
 	meson setup "$build_dir" "$top" -Dpkg_config_path="$pc_dir" >/dev/null
 fi
 ninja -C "$build_dir" >/dev/null
-echo "$prefix" >"$build_dir/dpdk-prefix"
 ln -sfn "$prefix/bin/dpdk-l2fwd" "$build_dir/dpdk-l2fwd"
 log "plugin for DPDK $version built in $build_dir"
 echo "$build_dir"
