@@ -48,14 +48,18 @@ def tcpdump(t, path):
     return [ln for ln in cp.stdout.splitlines() if ln.strip()]
 
 
+def count_echoes(lines, kind):
+    """The ICMP echo `kind`s ("request", "reply") among tcpdump's lines."""
+    return sum(1 for ln in lines if ECHO.search(ln) and kind in ln)
+
+
 def echoes(path, kind):
-    """The ICMP echo `kind`s ("request", "reply") in the pcap file at `path`
-    so far (net_pcap flushes it after each burst; a partial last record is
-    not counted)."""
+    """The echo `kind`s in the pcap file at `path` so far (net_pcap flushes
+    it after each burst; a partial last record is not counted)."""
     if not os.path.exists(path):
         return 0
     cp = env.run(["tcpdump", "-n", "-r", path], check=False)
-    return sum(1 for ln in cp.stdout.splitlines() if ECHO.search(ln) and kind in ln)
+    return count_echoes(cp.stdout.splitlines(), kind)
 
 
 def wait_captured(paths_kinds, count, timeout):
@@ -156,9 +160,9 @@ def pdump_wrapped(t, dut, a, tp):
     for path, kind, kinds in ((rx, "request", "requests"), (tx, "reply", "replies")):
         if not t.check(os.path.exists(path), "pdump wrote %s" % os.path.basename(path)):
             continue
-        got = [ln for ln in tcpdump(t, path) if ECHO.search(ln) and kind in ln]
-        t.check(len(got) >= PINGS, "echo %s in %s: %d (the ping sent %d)"
-                % (kinds, os.path.basename(path), len(got), PINGS))
+        got = count_echoes(tcpdump(t, path), kind)
+        t.check(got >= PINGS, "echo %s in %s: %d (the ping sent %d)"
+                % (kinds, os.path.basename(path), got, PINGS))
 
 
 def main(t):
