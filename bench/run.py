@@ -80,6 +80,9 @@ def options(argv):
     ap.add_argument("--stock-devargs", default="",
                     help="devargs added to the stock driver's ports, e.g. busy_budget=0")
     ap.add_argument("--ours-devargs", default="", help="devargs added to our driver's ports")
+    ap.add_argument("--against", metavar="BUILD",
+                    help="in place of the stock driver, ours from another build directory "
+                         "(e.g. an earlier commit's): a before/after comparison of two builds")
     a = ap.parse_args(argv)
     preset = "smoke" if a.smoke else "quick" if a.quick else "default"
     reps, secs, warm, settle, micro = PRESETS[preset]
@@ -99,6 +102,13 @@ def options(argv):
         ap.error("--repeats at least 1, --seconds above 0")
     if a.gen_cpu == a.dut_cpu:
         ap.error("--gen-cpu and --dut-cpu must differ")
+    if a.against:
+        a.against_plugin = plugin_in(a.against)
+        if not a.against_plugin:
+            ap.error("--against: no librte_net_af_xdp_direct.so.* in %s/drivers/net/af_xdp "
+                     "(a meson build directory of this project, built)" % a.against)
+        # the same devargs for both builds unless told otherwise
+        a.stock_devargs = a.stock_devargs or a.ours_devargs
     return a
 
 
@@ -123,6 +133,15 @@ def schedule(a):
     return items
 
 
+def plugin_in(build):
+    """Path of the driver plugin built in `build`, or None."""
+    d = os.path.join(build, "drivers", "net", "af_xdp")
+    plugins = sorted(f for f in os.listdir(d)
+                     if f.startswith("librte_net_af_xdp_direct.so.") and f.count(".") >= 4) \
+        if os.path.isdir(d) else []
+    return os.path.join(d, plugins[0]) if plugins else None
+
+
 def tools(a):
     """Paths of what the benchmark runs; exits with the reason if one is missing."""
     b = a.build
@@ -135,10 +154,7 @@ def tools(a):
         "l2fwd_xdp": os.path.join(b, "examples", "l2fwd-af-xdp", "l2fwd-xdp"),
         "dpdk_l2fwd": os.path.join(b, "dpdk-l2fwd"),     # scripts/dpdk-l2fwd.sh
     }
-    plugins = sorted(f for f in os.listdir(os.path.join(b, "drivers", "net", "af_xdp"))
-                     if f.startswith("librte_net_af_xdp_direct.so.") and f.count(".") >= 4) \
-        if os.path.isdir(os.path.join(b, "drivers", "net", "af_xdp")) else []
-    t["plugin"] = os.path.join(b, "drivers", "net", "af_xdp", plugins[0]) if plugins else None
+    t["plugin"] = plugin_in(b)
     missing = [k for k in ("gen", "bench_xdp", "pingpong", "plugin")
                if not t[k] or not os.access(t[k], os.X_OK if k != "plugin" else os.R_OK)]
     if missing:
@@ -258,9 +274,12 @@ def main(argv):
                               dpdk_l2fwd=t["dpdk_l2fwd"] if os.access(t["dpdk_l2fwd"], os.X_OK)
                               else None,
                               plugin=env.stage_plugin(t["plugin"]), logs=logs,
+                              against=env.stage_plugin(a.against_plugin) if a.against else None,
                               devargs={"stock": a.stock_devargs, "ours": a.ours_devargs})
         meta["settings"] = s
         log("plugin %s (staged from %s)" % (s.plugin, t["plugin"]))
+        if s.against:
+            log("in place of the stock driver: %s (staged from %s)" % (s.against, a.against_plugin))
         # Hugepages, as DPDK is meant to run: on 4 KB pages the mbufs cost a
         # TLB miss each and that shared cost hides the drivers' own.
         if not a.no_huge:
@@ -315,7 +334,8 @@ def main(argv):
 
     order = lambda c, d, p: (PLACEMENT_ORDER.index(p), CONFIG_ORDER.index(c), DRIVER_ORDER.index(d))  # noqa: E731
     groups = stats.summarise(rows, order)
-    figs = stats.headline(rows, [p for p in PLACEMENT_ORDER if p in a.placements])
+    figs = stats.headline(rows, [p for p in PLACEMENT_ORDER if p in a.placements],
+                          targets=not a.against)
     notes = ["Files: report.md, runs.csv (every run), summary.csv, plot.png, logs/ (each run's "
              "testpmd transcript and counters), bench.log. How to read them: doc/guides/benchmark.rst."]
     lines = report.compose(meta, rows, groups, figs, micro, machine.PLACEMENTS, notes)

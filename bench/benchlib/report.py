@@ -83,8 +83,10 @@ def _counts(d):
     return ", ".join("%s %d" % (k, v) for k, v in sorted(d.items(), key=lambda kv: -kv[1])) or "-"
 
 
-def headline_table(figs, placement_names):
-    lines = ["| placement | figure | stock | ours | ours/stock: median of pairs (min-max) | target | verdict |",
+def headline_table(figs, placement_names, stock="stock"):
+    """`stock`: the name of what ours is compared with (--against: another build)."""
+    lines = ["| placement | figure | %s | ours | ours/%s: median of pairs (min-max) | target | verdict |"
+             % (stock, stock),
              "| --- | --- | --- | --- | --- | --- | --- |"]
     for f in figs:
         digits = 1 if f["metric"] == "cycles_per_packet" else 3
@@ -104,12 +106,12 @@ def headline_table(figs, placement_names):
     return lines
 
 
-def shortfalls(figs, placement_names):
+def shortfalls(figs, placement_names, stock="stock"):
     out = []
     for f in figs:
         if f["verdict"].startswith("SHORT"):
-            out.append("- **Short**: %s, %s: ours/stock %.2fx, target %s %.1fx." % (
-                FIGURE_NAMES.get((f["config"], f["metric"])), placement_names.get(f["placement"]),
+            out.append("- **Short**: %s, %s: ours/%s %.2fx, target %s %.1fx." % (
+                FIGURE_NAMES.get((f["config"], f["metric"])), placement_names.get(f["placement"]), stock,
                 f["ratio"], "at least" if f["higher_is_better"] else "at most", f["target"]))
         elif f["verdict"].startswith("not measurable"):
             out.append("- **Not shown**: %s, %s: %s." % (
@@ -150,7 +152,7 @@ def jumbo_section(groups, gain):
     return L
 
 
-def config_table(groups):
+def config_table(groups, stock="stock"):
     lines = ["| configuration | driver | placement | runs | offered Mpps | received Mpps | forwarded Mpps "
              "| dropped Mpps | DUT cycles/packet | bound | DUT lcore on its CPU "
              "| placement indicator: round trip ns (classes) |",
@@ -162,7 +164,7 @@ def config_table(groups):
         oncpu = g["dut_oncpu_share"]
         oncpu = "-" if not oncpu else "%.0f%% (%.0f-%.0f%%)" % (100 * oncpu[1], 100 * oncpu[0], 100 * oncpu[2])
         lines.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
-            g["config"], g["driver"], g["placement"], runs,
+            g["config"], stock if g["driver"] == "stock" else g["driver"], g["placement"], runs,
             fmt_spread(g["offered_mpps"]), fmt_spread(g["received_mpps"]),
             fmt_spread(g["forwarded_mpps"]), fmt_spread(g["dropped_mpps"]),
             fmt_spread(g["cycles_per_packet"], 1), _counts(g["bound"]), oncpu, ppt))
@@ -216,6 +218,8 @@ def default_pythons():
 def compose(meta, rows, groups, figs, micro, placement_names, notes):
     """The whole Markdown report, as a list of lines."""
     L = []
+    s = meta["settings"]
+    stock = "before" if s.against else "stock"
     L.append("# af_xdp_direct benchmark, %s" % meta["date"])
     L.append("")
     if meta.get("label"):
@@ -231,24 +235,26 @@ def compose(meta, rows, groups, figs, micro, placement_names, notes):
     L.append("- Load average at the start %s, at the end %s; busy processes at the start: %s; at the end: %s." % (
         "/".join("%.2f" % x for x in meta["load_start"]), "/".join("%.2f" % x for x in meta["load_end"]),
         meta["busy_start"] or "none", meta["busy_end"] or "none"))
-    s = meta["settings"]
     L.append("- Runs: %d repeat(s) of %.1f s of %d-byte frames (after %.1f s of warm-up traffic) per "
-             "configuration; stock and ours back to back, the first of each pair alternating; "
+             "configuration; %s and ours back to back, the first of each pair alternating; "
              "generator (afxdp-gen, live frames) on CPU %d, DUT (testpmd's forwarding lcore) on CPU %d; "
              "testpmd on %s, %d mbufs, rxd/txd %d/%d, burst %d." % (
-                 meta["repeats"], s.seconds, s.size, s.warmup, s.gen_cpu, s.dut_cpu,
+                 meta["repeats"], s.seconds, s.size, s.warmup, stock, s.gen_cpu, s.dut_cpu,
                  meta.get("memory", "?"), s.mbufs, s.rxd, s.txd, s.burst))
     L.append("- Our driver (from its log): %s." % meta["ours"])
+    if s.against:
+        L.append("- **%s**: not the stock driver but ours from another build, %s (--against): "
+                 "the stock driver's targets do not apply." % (stock, s.against))
     for d in ("stock", "ours"):
         if s.devargs.get(d):
             L.append("- Extra devargs for %s: `%s`." % (d, s.devargs[d]))
     L.append("- Placements: %s." % "; ".join("**%s**: %s" % kv for kv in placement_names.items()))
     L.append("")
-    L.append("## Headline: ours / stock, from interleaved pairs")
+    L.append("## Headline: ours / %s, from interleaved pairs" % stock)
     L.append("")
-    L += headline_table(figs, {k: k for k in placement_names})
+    L += headline_table(figs, {k: k for k in placement_names}, stock)
     L.append("")
-    sf = shortfalls(figs, {k: k for k in placement_names})
+    sf = shortfalls(figs, {k: k for k in placement_names}, stock)
     if sf:
         L += sf
     else:
@@ -257,7 +263,7 @@ def compose(meta, rows, groups, figs, micro, placement_names, notes):
     L += jumbo_section(groups, stats.jumbo(rows))
     L.append("## Every configuration: median (min-max) over the runs")
     L.append("")
-    L += config_table(groups)
+    L += config_table(groups, stock)
     L.append("")
     L.append("**bound**: *generator* when the DUT delivered at least %.0f%% of what the generator "
              "offered (the rate is then the generator's, not the DUT's: with the softirq placement "

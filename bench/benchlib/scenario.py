@@ -122,6 +122,7 @@ class Settings:
         self.near_ns = 200.0        # placement indicator: round trip below = near
         self.devargs = {"stock": "", "ours": ""}    # appended to each port's --vdev
         self.gen = self.bench_xdp = self.pingpong = self.plugin = None
+        self.against = None         # ours from another build, run in the stock driver's place
         self.l2fwd = self.l2fwd_xdp = None     # examples/l2fwd-af-xdp
         self.dpdk_l2fwd = None      # DPDK's examples/l2fwd (scripts/dpdk-l2fwd.sh)
         self.huge_dir = None        # a hugetlbfs for the DPDK processes; None: --no-huge
@@ -131,6 +132,15 @@ class Settings:
             if not hasattr(self, k):
                 raise AttributeError(k)
             setattr(self, k, v)
+
+    def plugin_of(self, driver):
+        """The plugin EAL loads (-d) for `driver`'s runs; None: Debian's stock
+        net_af_xdp, built into its DPDK."""
+        return {"ours": self.plugin, "stock": self.against}.get(driver)
+
+    def driver_probed(self, driver):
+        """How testpmd names the driver that must probe `driver`'s ports."""
+        return "af_xdp_direct" if self.plugin_of(driver) else "stock"
 
 
 class RunError(Exception):
@@ -323,8 +333,8 @@ class Bench:
         app = ["--rxd=%d" % s.rxd, "--txd=%d" % s.txd, "--burst=%d" % s.burst,
                "--record-core-cycles", "--record-burst-stats"] + list(cfg.get("app_extra", ()))
         eal = ["--main-lcore", str(s.gen_cpu), testpmd.LOG_INFO]
-        if item["driver"] == "ours":
-            eal += ["-d", s.plugin]
+        if s.plugin_of(item["driver"]):
+            eal += ["-d", s.plugin_of(item["driver"])]
         return testpmd.TestPmd(self.dut_ns, vdevs, fwd=cfg["fwd"], total_mbufs=s.mbufs,
                                huge_dir=s.huge_dir, mem_mb=s.mem_mb if s.huge_dir else None,
                                lcores="%d,%d" % (s.gen_cpu, s.dut_cpu), eal_extra=eal,
@@ -336,7 +346,7 @@ class Bench:
         try:
             with tp:
                 info = dpdk_output.startup(tp.startup_output)
-                want = "af_xdp_direct" if item["driver"] == "ours" else "stock"
+                want = self.s.driver_probed(item["driver"])
                 if not (info["driver"] or "").startswith(want):
                     raise RunError("testpmd probed the port with %s, not the %s driver"
                                    % (info["driver"] or "an unknown driver", item["driver"]))
@@ -399,8 +409,8 @@ class Bench:
             return l2fwd.Forwarder.xdp(self.dut_ns, ports, ["-T", "0", "--json", "--no-tracing"],
                                        path=s.l2fwd_xdp)
         eal = [testpmd.LOG_INFO]        # our driver's choices, for the report
-        if item["driver"] == "ours":
-            eal += ["-d", s.plugin]
+        if s.plugin_of(item["driver"]):
+            eal += ["-d", s.plugin_of(item["driver"])]
         if cfg["kind"] == "dpdk-l2fwd":
             # As its guide runs it: an lcore per port (-q 1), statistics
             # off. lcore 0 (the main one) takes port 0, the one that
@@ -438,7 +448,7 @@ class Bench:
             fwd.close()     # ended if still running; EAL's runtime directory removed
         if cfg["kind"] != "l2fwd-xdp":
             info = dpdk_output.startup(text)
-            want = "af_xdp_direct" if item["driver"] == "ours" else "stock"
+            want = self.s.driver_probed(item["driver"])
             if not (info["driver"] or "").startswith(want):
                 raise RunError("%s probed the ports with %s, not the %s driver" % (
                     cfg["kind"], info["driver"] or "an unknown driver", item["driver"]))

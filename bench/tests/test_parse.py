@@ -332,6 +332,18 @@ class Report(unittest.TestCase):
         lines = report.config_table(stats.summarise(rs))
         self.assertEqual(len(lines), 2 + 4)
 
+    def test_two_builds_have_no_target(self):
+        # --against: the "stock" runs are ours from another build
+        rs = Ratios().rows()
+        figs = stats.headline(rs, ["softirq"], targets=False)
+        self.assertTrue(figs)
+        self.assertTrue(all(f["target"] is None and f["verdict"] == "(no target)" for f in figs))
+        self.assertEqual(report.shortfalls(figs, {"softirq": "softirq"}, "before"), [])
+        lines = report.headline_table(figs, {"softirq": "softirq"}, "before")
+        self.assertIn("| before | ours | ours/before:", lines[0])
+        lines = report.config_table(stats.summarise(rs), "before")
+        self.assertTrue(any(x.split(" | ")[1] == "before" for x in lines[2:]))
+
 
 class L2fwd(unittest.TestCase):
     # Recorded from examples/l2fwd-af-xdp (-T 0 --json, stopped by SIGINT).
