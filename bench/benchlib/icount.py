@@ -206,11 +206,7 @@ class IcountBench(scenario.Bench):
         tp.report = False
         try:
             with tp:
-                info = dpdk_output.startup(tp.startup_output)
-                want = "af_xdp_direct" if var["driver"] == "ours" else "stock"
-                if not (info["driver"] or "").startswith(want):
-                    raise scenario.RunError("testpmd probed the port with %s, not the %s driver"
-                                            % (info["driver"] or "an unknown driver", want))
+                info = scenario.probed_by(tp, var["driver"])
                 if var["driver"] == "ours":
                     mode = "zero-copy" if var.get("zero_copy") else "copy"
                     if info["copy"] != mode:

@@ -335,11 +335,7 @@ class Bench:
         tp.report = False
         try:
             with tp:
-                info = dpdk_output.startup(tp.startup_output)
-                want = "af_xdp_direct" if item["driver"] == "ours" else "stock"
-                if not (info["driver"] or "").startswith(want):
-                    raise RunError("testpmd probed the port with %s, not the %s driver"
-                                   % (info["driver"] or "an unknown driver", item["driver"]))
+                info = probed_by(tp, item["driver"])
                 row.update({"redirect": info["redirect"], "rx_build": info["rx_build"],
                             "xdp_mode": info["xdp_mode"]})
                 if PORT_REFUSED in tp.startup_output:
@@ -466,6 +462,17 @@ class Bench:
         path = os.path.join(self.s.logs, "%03d-%s%s" % (item["seq"], run_name(item), suffix))
         with open(path, "w") as f:
             f.write(text)
+
+
+def probed_by(tp, driver):
+    """What testpmd's start-up says of the AF_XDP driver (dpdk_output.startup),
+    or RunError if `driver` ("stock" or "ours") did not take the port."""
+    info = dpdk_output.startup(tp.startup_output)
+    want = "af_xdp_direct" if driver == "ours" else "stock"
+    if not (info["driver"] or "").startswith(want):
+        raise RunError("testpmd probed the port with %s, not the %s driver"
+                       % (info["driver"] or "an unknown driver", driver))
+    return info
 
 
 def refused(row, text):
