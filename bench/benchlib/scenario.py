@@ -345,11 +345,7 @@ class Bench:
         tp.report = False
         try:
             with tp:
-                info = dpdk_output.startup(tp.startup_output)
-                want = self.s.driver_probed(item["driver"])
-                if not (info["driver"] or "").startswith(want):
-                    raise RunError("testpmd probed the port with %s, not the %s driver"
-                                   % (info["driver"] or "an unknown driver", item["driver"]))
+                info = probed_by(tp, item["driver"], self.s.driver_probed(item["driver"]))
                 row.update({"redirect": info["redirect"], "rx_build": info["rx_build"],
                             "xdp_mode": info["xdp_mode"]})
                 if PORT_REFUSED in tp.startup_output:
@@ -476,6 +472,18 @@ class Bench:
         path = os.path.join(self.s.logs, "%03d-%s%s" % (item["seq"], run_name(item), suffix))
         with open(path, "w") as f:
             f.write(text)
+
+
+def probed_by(tp, driver, want=None):
+    """What testpmd's start-up says of the AF_XDP driver (dpdk_output.startup),
+    or RunError if `driver` ("stock" or "ours") did not take the port: the
+    driver testpmd names `want` (default: ours' name for "ours", else "stock")."""
+    info = dpdk_output.startup(tp.startup_output)
+    want = want or ("af_xdp_direct" if driver == "ours" else "stock")
+    if not (info["driver"] or "").startswith(want):
+        raise RunError("testpmd probed the port with %s, not the %s driver"
+                       % (info["driver"] or "an unknown driver", driver))
+    return info
 
 
 def refused(row, text):

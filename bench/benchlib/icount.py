@@ -1,0 +1,248 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Guest instructions per frame, in the VM under qemu -icount (bench/icount.py).
+
+The benchmark's topology (scenario.Bench), inside the VM on the patched
+kernel, with everything that works on a frame on ONE vCPU (the DUT's, 1):
+
+    afxdp-gen (CPU 1) -> g0 ==veth== d0 [DUT] d1 ==veth== s0 (bench_drop)
+
+With -icount shift=0 guest time advances by 1 ns per guest instruction of
+whichever vCPU runs. A time measured on CPU 1 while nothing else runs there
+is the number of instructions CPU 1 executed in it. Each cycle of a row has
+two phases, one after the other, never overlapping:
+
+  generator   testpmd stopped (its lcore waits, off the CPU): afxdp-gen
+              (pinned to CPU 1) sends CYCLE frames in one BPF_PROG_RUN
+              live-frames call. The call's own time covers building each
+              frame, the veth, and d0's NAPI poll, which runs inside it
+              (softirq on the sending CPU): the XDP program, the redirect,
+              the copy into the socket's UMEM (zero-copy: into the pool's
+              buffer), the Rx ring. The frames wait in the Rx ring. Kernel
+              rows: d0's program, the DEVMAP redirect to d1, s0's drop.
+  DUT         testpmd `start` (with --no-flush-rx: the waiting frames are
+              not thrown away), which takes them all in full bursts, then
+              `stop`. Its --record-core-cycles busy cycles count the polls
+              that returned frames, and the kernel's work inside them (the
+              transmit's sendto, veth, s0's XDP_DROP; in zero-copy the Tx
+              NAPI poll, which ndo_xsk_wakeup runs at its local_bh_enable).
+              Nothing else runs on CPU 1 meanwhile, so no other work lands
+              inside a counted poll. The guest's TSC counts icount time:
+              1 cycle = 1 instruction at the 1000 MHz testpmd reports.
+
+instructions/frame = generator ns/frame + DUT busy cycles / frames, the same
+sum for every row (no DUT cycles in the kernel's rows). Not counted: the
+DUT's empty polls (busy polling, not work per frame), what the generator's
+process does around its call, and work deferred to other threads or CPUs
+(the NET_RX softirqs run elsewhere than on CPU 1 are counted beside, to
+show there are none).
+"""
+
+import json
+import os
+import time
+
+from afxdp_test import cleanup, dpdk_output, env, topo
+
+from . import machine, parse, scenario
+
+BATCH_SYSCTL = "/proc/sys/net/core/xsk_rx_batch"
+# Guest seconds between testpmd's start and stop: it takes a cycle's frames
+# (1024 through io, ~3.4 M instructions) in a few ms.
+DRAIN_S = 0.05
+
+# The three ways of running the DPDK side. The kernel's per-frame receive
+# (xsk_rx_batch=0) is what stock 6.12 does; the batched one is patches 1-3.
+VARIANTS = {
+    "a": {"driver": "stock", "devargs": "force_copy=1", "batch": 0,
+          "what": "Debian's stock net_af_xdp, copy mode, kernel receive per frame"},
+    "b": {"driver": "ours", "devargs": "force_copy=1", "batch": 1,
+          "what": "ours, copy mode, batched receive (driver and kernel)"},
+    "c": {"driver": "ours", "devargs": "redirect=direct", "batch": 1, "zero_copy": True,
+          "what": "ours, zero-copy, redirect=direct"},
+}
+
+# (configuration of scenario.CONFIGS, variant or None for the kernel's rows)
+ROWS = [("xdp-drop", None)] + [(c, v) for c in ("rxonly", "io") for v in "abc"] + \
+    [("xdp-redirect", None)]
+
+
+def row_name(config, variant):
+    return config if variant is None else "%s (%s)" % (config, variant)
+
+
+def set_batching(value):
+    """net.core.xsk_rx_batch (patch 10); False where the kernel lacks it."""
+    if not os.path.exists(BATCH_SYSCTL):
+        return False
+    with open(BATCH_SYSCTL, "w") as f:
+        f.write("%d\n" % value)
+    return True
+
+
+class IcountBench(scenario.Bench):
+    """scenario.Bench in alternating phases, everything on the DUT's CPU."""
+
+    def __init__(self, s, cycle, cycles, warmup, same_veths=False, log=print):
+        super().__init__(s, log=log)
+        self.same_veths = same_veths
+        self.cycle = cycle          # frames per cycle
+        self.cycles = cycles        # measured cycles
+        self.warmup = warmup        # cycles before, not counted
+        self.round = 0
+        self._seq = 0
+
+    def _send(self, count):
+        """afxdp-gen: `count` frames in one call, on the DUT's CPU."""
+        s = self.s
+        args = [s.gen, "--dev", self.g0.name, "--method", "live", "--count", str(count),
+                "--cpus", str(s.dut_cpu), "--json", "--quiet"]
+        cp = env.run(args, ns=self.gen_ns.name, check=False, timeout=600)
+        if cp.returncode != 0:
+            raise scenario.RunError("afxdp-gen failed (exit %d): %s" % (
+                cp.returncode, (cp.stderr or cp.stdout).strip()[-500:]))
+        g = parse.parse_gen_json(cp.stdout)
+        if g.get("ns_per_frame") is None:
+            raise scenario.RunError("afxdp-gen timed no call: %s" % cp.stdout.strip()[-300:])
+        return g
+
+    def _snap(self):
+        return {"sink_rx": self.s0.rx_packets(), "d0_rx": self.d0.rx_packets(),
+                "net_rx": machine.net_rx_softirqs()}
+
+    def _cycle(self, tp=None):
+        """One cycle: the generator's phase, then (with testpmd) the DUT's.
+        Returns (the generator's JSON, testpmd's forward statistics or None)."""
+        g = self._send(self.cycle)
+        if tp is None:
+            return g, None
+        tp.cmd("start")
+        time.sleep(DRAIN_S)
+        return g, dpdk_output.fwd_stats(tp.cmd("stop"))
+
+    def _window(self, row, tp=None):
+        """Warm-up cycles (not counted), then the measured ones."""
+        for _ in range(self.warmup):
+            self._cycle(tp)
+        if tp is not None:
+            # the xstats then count the measured frames only
+            tp.cmd("clear port xstats all")
+        c0 = self._snap()
+        sent = gen_ns = busy_ns = taken = 0
+        for _ in range(self.cycles):
+            g, fwd = self._cycle(tp)
+            sent += g["sent"]
+            gen_ns += g["ns_per_frame"] * g["sent"]
+            if fwd is not None:
+                c = fwd["cycles"]
+                if not c or 0 not in fwd["ports"]:
+                    raise scenario.RunError("no forward statistics or busy cycles at stop")
+                busy_ns += c["total_cycles"] * 1000.0 / c["mhz"]
+                taken += fwd["ports"][0]["rx_packets"]
+                row["tsc_mhz"] = c["mhz"]
+                row["rx_empty_pct"] = fwd["ports"][0].get("rx_empty_pct")
+        c1 = self._snap()
+        row.update({"sent": sent, "gen_ipf": gen_ns / sent, "dut_busy_ns": busy_ns,
+                    "taken": taken, "sink_rx": c1["sink_rx"] - c0["sink_rx"],
+                    "d0_rx": c1["d0_rx"] - c0["d0_rx"]})
+        # NET_RX softirqs elsewhere than on the DUT's CPU: work this count misses
+        row["net_rx_elsewhere"] = sum(c1["net_rx"]) - sum(c0["net_rx"]) - (
+            c1["net_rx"][self.s.dut_cpu] - c0["net_rx"][self.s.dut_cpu])
+        self.log("%s: %d frames sent" % (row["row"], sent))
+
+    # Each row on veths of its own (built in measure()): zero-copy transmit
+    # fails on a veth that had a copy-mode socket before (patched_kernel.rst,
+    # limits). same_veths builds them once, for all rows: it shows the failure.
+    def __enter__(self):
+        return super().__enter__() if self.same_veths else self
+
+    def __exit__(self, *exc):
+        return super().__exit__(*exc) if self.same_veths else False
+
+    def measure(self, config, variant):
+        cfg = scenario.CONFIGS[config]
+        row = {"config": config, "variant": variant or "", "row": row_name(config, variant)}
+        if not self.same_veths:
+            self.net = topo.Topology()
+        try:
+            if not self.same_veths:
+                self._build()
+            if variant is None:
+                self._kernel_row(cfg, row)
+            else:
+                self._testpmd_row(config, cfg, variant, row)
+        except (scenario.RunError, env.Failure, env.HarnessError, ValueError, KeyError) as e:
+            row["error"] = str(e).splitlines()[0][:300]
+            self.log("%s failed: %s" % (row["row"], e))
+            return row
+        finally:
+            if not self.same_veths:
+                self.net.close()
+        finish(row)
+        return row
+
+    def _kernel_row(self, cfg, row):
+        set_batching(1)
+        to = self.d1 if cfg["prog"] == "redirect" else None
+        undo = self._attach(self.d0, cfg["prog"], to)
+        try:
+            self._window(row)
+        finally:
+            cleanup.release(undo)
+        row["delivered"] = row["sink_rx"] if to else row["d0_rx"]
+        row["dut_busy_ns"] = 0.0
+
+    def _testpmd_row(self, config, cfg, variant, row):
+        var = VARIANTS[variant]
+        if not set_batching(var["batch"]) and var["batch"] == 0:
+            row["note"] = "no net.core.xsk_rx_batch: the kernel batches as it does"
+        self.s.devargs = {var["driver"]: var["devargs"]}
+        self._seq += 1
+        # run_name(): <config>-<driver>-<placement>-r<round>; the variant as placement
+        item = {"driver": var["driver"], "config": config, "placement": "icount-" + variant,
+                "seq": self._seq, "repeat": self.round}
+        # the frames wait in the Rx ring while testpmd is stopped: keep them at start
+        cfg = dict(cfg, app_extra=list(cfg.get("app_extra", ())) + ["--no-flush-rx"])
+        tp = self._testpmd(item, cfg)
+        tp.report = False
+        try:
+            with tp:
+                info = scenario.probed_by(tp, var["driver"])
+                if var["driver"] == "ours":
+                    mode = "zero-copy" if var.get("zero_copy") else "copy"
+                    if info["copy"] != mode:
+                        raise scenario.RunError("the socket is in %s mode, not %s"
+                                                % (info["copy"], mode))
+                row["redirect"] = info["redirect"] or ""
+                self.log("%s: testpmd ready" % row["row"])
+                veth0 = {i.name: i.ethtool_stats() for i in (self.d0, self.d1)}
+                self._window(row, tp)
+                veth1 = {i.name: i.ethtool_stats() for i in (self.d0, self.d1)}
+                stats = tp.cmd("show port stats all")
+                xstats = dpdk_output.xstats(tp.cmd("show port xstats all"))
+                self.log("%s: measured" % row["row"])
+                tp.quit()
+                self.log("%s: testpmd ended" % row["row"])
+        finally:
+            self._save(item, tp.transcript)
+        row["delivered"] = row["taken"] if cfg["fwd"] == "rxonly" else row["sink_rx"]
+        # our driver's kernel calls and Tx copies, in the measured cycles
+        for what in ("rx_q0_wakeups", "tx_q0_wakeups", "tx_q0_copies"):
+            vals = [x[what] for x in xstats.values() if what in x]
+            if vals:
+                row[what[:2] + what[5:]] = sum(vals)
+        # the veths' own counters over the row's cycles (which path the kernel took)
+        veth = {n: {k: v - veth0[n].get(k, 0) for k, v in c.items() if v != veth0[n].get(k, 0)}
+                for n, c in veth1.items()}
+        self._save(item, json.dumps({"port_stats": dpdk_output.port_stats(stats),
+                                     "xstats": xstats, "veth": veth, "row": row}, indent=1,
+                                    sort_keys=True),
+                   suffix=".json")
+
+
+def finish(row):
+    """The row's figures, and why not when frames were lost."""
+    row["dut_ipf"] = row["dut_busy_ns"] / max(row["delivered"], 1)
+    row["ipf"] = row["gen_ipf"] + row["dut_ipf"]
+    if row["delivered"] != row["sent"]:
+        row["error"] = "%d frames sent, %d delivered" % (
+            row["sent"], row["delivered"])
