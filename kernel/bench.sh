@@ -10,7 +10,7 @@
 # bpf_redirect_map() and bpf_redirect_xsk(), each frame by frame and batched,
 # and of frames alternating between two sockets, next to XDP_DROP, with the
 # targets of the batched map path checked; see kernel/tests/xsk_bench.c.
-# --zero-copy binds the sockets with XDP_ZEROCOPY (veth, patches 11-13).
+# --zero-copy binds the sockets with XDP_ZEROCOPY (veth, patches 11-14).
 #
 # --testpmd measures DPDK instead (bench/icount.py, in the VM): guest
 # instructions per frame, generator and kernel included, of testpmd rxonly

@@ -69,7 +69,7 @@ kernel_image() {
 
 # The test programs, built with cc into directory $1 for run-tests.sh and
 # bench.sh (meson builds the same ones for the meson test suite).
-KERNEL_TEST_PROGS="xsk_direct_check xsk_rx pkt_inject xsk_bench"
+KERNEL_TEST_PROGS="xsk_direct_check xsk_rx pkt_inject xsk_bench xsk_tx"
 
 kernel_build_tests() {
 	local out=$1 prog cflags libs

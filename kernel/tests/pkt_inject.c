@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
  * pkt_inject --ifname IF --count N --run-id ID [--via packet|xdp|burst]
+ *            [--first SEQ]
  *
- * Send test frames 0 .. N-1 of run ID out of IF, each exactly once:
+ * Send test frames 0 .. N-1 of run ID out of IF, each exactly once (SEQ ..
+ * SEQ + N - 1 with --first, for packet and xdp):
  *
  *   packet  (default) through an AF_PACKET raw socket: the peer veth gets
  *           skbs (ndo_start_xmit). A full veth ring refuses the frame with
@@ -35,7 +37,8 @@
 /* Frames per live-frames run in burst mode: a NAPI poll's worth */
 #define BURST		64
 
-static int send_packet(int ifindex, unsigned long count, uint32_t run_id)
+static int send_packet(int ifindex, unsigned long first, unsigned long count,
+		       uint32_t run_id)
 {
 	struct sockaddr_ll to = {
 		.sll_family = AF_PACKET,
@@ -54,7 +57,7 @@ static int send_packet(int ifindex, unsigned long count, uint32_t run_id)
 		MSG("AF_PACKET socket: %s\n", strerror(errno));
 		return -1;
 	}
-	for (seq = 0; seq < count; seq++) {
+	for (seq = first; seq < first + count; seq++) {
 		uint64_t since = xdt_now_ns();
 
 		xdt_frame_build(frame, run_id, seq);
@@ -75,7 +78,8 @@ static int send_packet(int ifindex, unsigned long count, uint32_t run_id)
 	return 0;
 }
 
-static int send_xdp(int ifindex, unsigned long count, uint32_t run_id)
+static int send_xdp(int ifindex, unsigned long first, unsigned long count,
+		    uint32_t run_id)
 {
 	uint8_t frame[XDT_FRAME_LEN];
 	unsigned long seq;
@@ -84,7 +88,7 @@ static int send_xdp(int ifindex, unsigned long count, uint32_t run_id)
 	prog = xdt_prog_redirect_ifindex(ifindex);
 	if (prog < 0)
 		return -1;
-	for (seq = 0; seq < count; seq++) {
+	for (seq = first; seq < first + count; seq++) {
 		LIBBPF_OPTS(bpf_test_run_opts, opts,
 			.data_in = frame,
 			.data_size_in = sizeof(frame),
@@ -158,10 +162,11 @@ int main(int argc, char **argv)
 		{ "count", required_argument, NULL, 'n' },
 		{ "run-id", required_argument, NULL, 'r' },
 		{ "via", required_argument, NULL, 'v' },
+		{ "first", required_argument, NULL, 'f' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *ifname = NULL, *via = "packet";
-	unsigned long count = 0, run_id = 0;
+	unsigned long count = 0, run_id = 0, first = 0;
 	int opt, ifindex, err;
 
 	while ((opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
@@ -170,6 +175,7 @@ int main(int argc, char **argv)
 		case 'n': count = strtoul(optarg, NULL, 0); break;
 		case 'r': run_id = strtoul(optarg, NULL, 0); break;
 		case 'v': via = optarg; break;
+		case 'f': first = strtoul(optarg, NULL, 0); break;
 		default: goto usage;
 		}
 	}
@@ -181,15 +187,16 @@ int main(int argc, char **argv)
 		return EXIT_FAILURE;
 	}
 	if (!strcmp(via, "packet"))
-		err = send_packet(ifindex, count, run_id);
+		err = send_packet(ifindex, first, count, run_id);
 	else if (!strcmp(via, "xdp"))
-		err = send_xdp(ifindex, count, run_id);
-	else if (!strcmp(via, "burst"))
+		err = send_xdp(ifindex, first, count, run_id);
+	else if (!strcmp(via, "burst") && !first)
 		err = send_burst(ifindex, count, run_id);
 	else
 		goto usage;
 	return err ? EXIT_FAILURE : EXIT_SUCCESS;
 usage:
-	MSG("usage: %s --ifname IF --count N --run-id ID [--via packet|xdp|burst]\n", argv[0]);
+	MSG("usage: %s --ifname IF --count N --run-id ID [--via packet|xdp|burst]"
+	    " [--first SEQ]\n", argv[0]);
 	return 2;
 }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
  * xsk_rx --ifname IF --prog map|xsk --mode drv|skb|zc --count N --run-id ID
- *        [--scenario single|shared|restore|absent|alternate|switch]
+ *        [--scenario single|shared|restore|absent|alternate|switch|churn|
+ *                    multiqueue]
  *        [--other-ifname IF2] [--timeout SEC] [--ready FILE] [--sent FILE]
  *        [--require]
  *
@@ -25,6 +26,17 @@
  *              even frames, the second the odd ones.
  *   switch     the same with the key changing from 0 to 1 at frame N/2 + 3,
  *              inside a NAPI poll when frames come in bursts of 64.
+ *   churn      while frames arrive, the socket is closed and a new one bound
+ *              (same UMEM, same mode) again and again until the sender is
+ *              done, at least CHURN_MIN times: every bind must succeed (a
+ *              zero-copy pool leaves its queue after a grace period: EBUSY
+ *              until then is retried), each socket get its frames in order,
+ *              no frame twice, and some frames must arrive. No exact count:
+ *              frames arriving between two sockets are dropped.
+ *   multiqueue the first socket on queue 0 (in --mode), a third, with a UMEM
+ *              of its own, in copy mode on queue 1 of the same device, each
+ *              at its queue's key: frames 0 .. N/2-1 must reach the first,
+ *              the others the third (the sender steers them to the queues).
  *
  * The program is attached in native (drv) or generic (skb) mode, the sockets
  * bound in copy mode; zc is native mode with the sockets bound in zero-copy
@@ -67,12 +79,23 @@ struct sock_state {
 	int64_t last_seq;
 };
 
-enum scenario { SC_SINGLE, SC_SHARED, SC_RESTORE, SC_ABSENT, SC_ALTERNATE, SC_SWITCH };
+enum scenario {
+	SC_SINGLE, SC_SHARED, SC_RESTORE, SC_ABSENT, SC_ALTERNATE, SC_SWITCH, SC_CHURN,
+	SC_MULTIQUEUE,
+};
 
 static const char *const scenario_names[] = {
 	[SC_SINGLE] = "single", [SC_SHARED] = "shared", [SC_RESTORE] = "restore",
 	[SC_ABSENT] = "absent", [SC_ALTERNATE] = "alternate", [SC_SWITCH] = "switch",
+	[SC_CHURN] = "churn", [SC_MULTIQUEUE] = "multiqueue",
 };
+
+/* churn: the fewest sockets bound one after the other */
+#define CHURN_MIN	50
+/* churn: how long each socket receives before it is closed */
+#define CHURN_LIFE_NS	20000000ull
+/* churn: how long a bind may find the queue busy with the pool before */
+#define CHURN_BUSY_NS	5000000000ull
 
 /* The socket (index into socks[]) frame @seq must reach, or -1 for none */
 static int expected_socket(enum scenario sc, uint32_t seq, uint32_t switch_at)
@@ -86,6 +109,8 @@ static int expected_socket(enum scenario sc, uint32_t seq, uint32_t switch_at)
 		return seq & 1;
 	case SC_SWITCH:
 		return seq >= switch_at;
+	case SC_MULTIQUEUE:
+		return seq >= switch_at ? 2 : 0;
 	default:
 		return 0;
 	}
@@ -103,6 +128,107 @@ static int parse_scenario(const char *name)
 
 static volatile sig_atomic_t stop;
 
+/* Bind @s anew to queue 0 of @ifindex on @umem, at @map's key 0, its fill
+ * ring full. While the queue still has the pool of the socket closed before
+ * (it leaves after an RCU grace period), a zero-copy bind fails with EBUSY:
+ * that is retried. Return: 0 or -errno.
+ */
+static int rebind(struct sock_state *s, const struct xdt_umem *umem, int ifindex,
+		  uint16_t bind_mode, int map, uint64_t *busy)
+{
+	uint64_t since = xdt_now_ns();
+	uint32_t zero = 0;
+	int err;
+
+	for (;;) {
+		err = xdt_xsk_open(&s->xsk, umem, RX_RING, FILL_RING);
+		if (!err)
+			err = xdt_xsk_bind_mode(&s->xsk, ifindex, 0, -1, bind_mode);
+		if (err != -EBUSY || xdt_now_ns() - since > CHURN_BUSY_NS)
+			break;
+		xdt_xsk_close(&s->xsk);
+		(*busy)++;
+		usleep(1000);
+	}
+	if (!err && xdt_xsk_zero_copy(&s->xsk) != (bind_mode == XDP_ZEROCOPY))
+		err = -EPROTO;
+	if (!err && bpf_map_update_elem(map, &zero, &s->xsk.fd, BPF_ANY))
+		err = -errno;
+	if (!err && xdt_fill(&s->xsk.fill, umem, 0, UMEM_FRAMES) != UMEM_FRAMES)
+		err = -ENOSPC;
+	if (err)
+		xdt_xsk_close(&s->xsk);
+	s->open = !err;
+	s->last_seq = -1;
+	return err;
+}
+
+/* Take what @s received; the test frames' numbers are marked in @seen. */
+static uint32_t churn_take(struct sock_state *s, const struct xdt_umem *umem,
+			   uint8_t *seen, unsigned long count, unsigned long run_id)
+{
+	struct xdp_desc descs[64];
+	uint64_t addrs[64];
+	uint32_t n, k, seq;
+
+	n = xdt_rx_take(&s->xsk.rx, descs, 64);
+	for (k = 0; k < n; k++) {
+		const uint8_t *data = (uint8_t *)umem->area + descs[k].addr;
+
+		if (!xdt_frame_parse(data, descs[k].len, run_id, &seq) || seq >= count) {
+			s->foreign++;
+		} else if (seen[seq]) {
+			s->dups++;
+		} else {
+			seen[seq] = 1;
+			s->ours++;
+			/* in order within each socket's life */
+			if ((int64_t)seq <= s->last_seq)
+				s->out_of_order++;
+			s->last_seq = seq;
+		}
+		addrs[k] = descs[k].addr - descs[k].addr % FRAME_SIZE;
+	}
+	if (n && xdt_fill_addrs(&s->xsk.fill, addrs, n) != n)
+		MSG("fill ring overflow\n");
+	return n;
+}
+
+/* The churn scenario, with the first socket bound and the program attached:
+ * close it and bind a new one, again and again, while frames arrive.
+ */
+static bool churn(struct sock_state *s, const struct xdt_umem *umem, int ifindex,
+		  uint16_t bind_mode, int map, uint8_t *seen, unsigned long count,
+		  unsigned long run_id, const char *sent, uint64_t deadline)
+{
+	uint64_t binds = 1, busy = 0;
+	int err = 0;
+
+	while (!stop && xdt_now_ns() < deadline) {
+		uint64_t until = xdt_now_ns() + CHURN_LIFE_NS;
+
+		while (xdt_now_ns() < until)
+			if (!churn_take(s, umem, seen, count, run_id))
+				usleep(200);
+		if (binds >= CHURN_MIN && (!sent || !access(sent, F_OK)))
+			break;
+		xdt_xsk_close(&s->xsk);
+		err = rebind(s, umem, ifindex, bind_mode, map, &busy);
+		if (err) {
+			MSG("bind %lu: %s\n", (unsigned long)binds + 1, strerror(-err));
+			break;
+		}
+		binds++;
+	}
+	printf("# churn: %lu sockets bound one after the other (%lu binds found the queue"
+	       " busy, retried), %lu test frames, %lu twice, %lu out of order, %lu not test"
+	       " frames\n", (unsigned long)binds, (unsigned long)busy,
+	       (unsigned long)s->ours, (unsigned long)s->dups,
+	       (unsigned long)s->out_of_order, (unsigned long)s->foreign);
+	return !err && binds >= CHURN_MIN && s->ours && !s->dups && !s->out_of_order &&
+	       !s->foreign;
+}
+
 static void on_signal(int sig)
 {
 	(void)sig;
@@ -112,7 +238,8 @@ static void on_signal(int sig)
 static void usage(const char *argv0)
 {
 	MSG("usage: %s --ifname IF --prog map|xsk --mode drv|skb|zc --count N --run-id ID\n"
-	    "       [--scenario single|shared|restore|absent|alternate|switch]\n"
+	    "       [--scenario single|shared|restore|absent|alternate|switch|churn|"
+	    "multiqueue]\n"
 	    "       [--other-ifname IF2] [--timeout SEC] [--ready FILE] [--sent FILE]\n"
 	    "       [--require]\n", argv0);
 	exit(2);
@@ -199,7 +326,7 @@ int main(int argc, char **argv)
 		    scenario_name);
 		return 2;
 	}
-	switch_at = count / 2 + 3;
+	switch_at = sc == SC_MULTIQUEUE ? count / 2 : count / 2 + 3;
 	for (frame = 0; frame < count; frame++) {
 		int s = expected_socket(sc, frame, switch_at);
 
@@ -256,6 +383,12 @@ int main(int argc, char **argv)
 			goto out;
 		}
 		socks[1].open = true;
+		/* It shares the first one's buffer pool, hence its mode */
+		if (xdt_xsk_zero_copy(&socks[1].xsk) != (bind_mode == XDP_ZEROCOPY)) {
+			MSG("second socket: not in %s mode (XDP_OPTIONS)\n",
+			    bind_mode == XDP_ZEROCOPY ? "zero-copy" : "copy");
+			goto out;
+		}
 	}
 	if (sc == SC_RESTORE) {
 		/* Created last: the head of the namespace's socket list. */
@@ -280,6 +413,20 @@ int main(int argc, char **argv)
 		fill = &socks[1].xsk.fill;
 		xdt_xsk_close(&socks[0].xsk);
 		socks[0].open = false;
+	}
+
+	if (sc == SC_MULTIQUEUE) {
+		/* Copy mode beside the first socket's mode, on the next queue */
+		if (xdt_umem_alloc(&other_umem, UMEM_FRAMES, FRAME_SIZE) ||
+		    xdt_xsk_open(&socks[2].xsk, &other_umem, RX_RING, FILL_RING) ||
+		    xdt_xsk_bind_mode(&socks[2].xsk, ifindex, 1, -1, XDP_COPY) ||
+		    xdt_xsk_zero_copy(&socks[2].xsk) != 0 ||
+		    bpf_map_update_elem(map, &one, &socks[2].xsk.fd, BPF_ANY) ||
+		    xdt_fill(&socks[2].xsk.fill, &other_umem, 0, UMEM_FRAMES) != UMEM_FRAMES) {
+			MSG("copy-mode socket on %s queue 1: %s\n", ifname, strerror(errno));
+			goto out;
+		}
+		socks[2].open = true;
 	}
 
 	/* The map holds the socket that gets the frames (at key 1 the second
@@ -315,10 +462,10 @@ int main(int argc, char **argv)
 		MSG("attaching the program to %s in %s mode: %s\n", ifname, mode, strerror(-err));
 		goto out;
 	}
-	expected_total = want[0] + want[1];
-	printf("# %s: %s program, %s mode, scenario %s; expecting %lu and %lu frames on the"
-	       " first and second socket\n", ifname, prog_name, mode, scenario_name,
-	       (unsigned long)want[0], (unsigned long)want[1]);
+	expected_total = want[0] + want[1] + want[2];
+	printf("# %s: %s program, %s mode, scenario %s; expecting %lu, %lu and %lu frames on"
+	       " the first, second and other socket\n", ifname, prog_name, mode, scenario_name,
+	       (unsigned long)want[0], (unsigned long)want[1], (unsigned long)want[2]);
 	fflush(stdout);
 	if (ready) {
 		int fd = open(ready, O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -328,6 +475,15 @@ int main(int argc, char **argv)
 	}
 
 	deadline = xdt_now_ns() + timeout_s * 1000000000ull;
+	if (sc == SC_CHURN) {
+		ok = churn(&socks[0], &umem, ifindex, bind_mode, map, seen, count, run_id,
+			   sent, deadline);
+		bpf_xdp_detach(ifindex, attach_flags, NULL);
+		printf("%s - %s program, %s mode, scenario churn\n", ok ? "ok" : "not ok",
+		       prog_name, mode);
+		rc = ok ? EXIT_SUCCESS : EXIT_FAILURE;
+		goto out;
+	}
 	while (!stop) {
 		uint64_t now = xdt_now_ns();
 		uint32_t got_any = 0;

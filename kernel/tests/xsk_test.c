@@ -298,6 +298,35 @@ int xdt_prog_numbering_gen(int ifindex, int counter_fd)
 	return prog_load(insns, n, BPF_XDP, false);
 }
 
+int xdt_prog_count_slow(int counter_fd, unsigned int spin)
+{
+	size_t n = 0, jumps[3], i;
+	struct bpf_insn *insns;
+	int fd;
+
+	insns = calloc(spin + 32, sizeof(*insns));
+	if (!insns)
+		return -ENOMEM;
+	insns[n++] = MOV64_REG(BPF_REG_6, BPF_REG_1);
+	/* The work: straight-line, so that the verifier has no loop to prove */
+	insns[n++] = MOV64_IMM(BPF_REG_7, 0);
+	for (i = 0; i < spin; i++)
+		insns[n++] = ADD64_IMM(BPF_REG_7, 1);
+	n = emit_test_frame_check(insns, n, jumps);
+	n = emit_counter_lookup(insns, n, counter_fd, &jumps[2]);
+	/* (*r0)++: one receive queue, polled on one CPU at a time */
+	insns[n++] = LDX_DW(BPF_REG_3, BPF_REG_0, 0);
+	insns[n++] = ADD64_IMM(BPF_REG_3, 1);
+	insns[n++] = STX_DW(BPF_REG_0, BPF_REG_3, 0);
+	n = emit_jump_target_return(insns, n, jumps, 3, XDP_DROP);
+	/* Its verifier log would not fit the buffer (ENOSPC): none */
+	fd = prog_load(insns, n, BPF_XDP, true);
+	if (fd < 0)
+		MSG("loading the slow receiver: %s\n", strerror(-fd));
+	free(insns);
+	return fd;
+}
+
 int xdt_prog_return(int action)
 {
 	const struct bpf_insn insns[] = {

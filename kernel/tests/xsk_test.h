@@ -80,6 +80,12 @@ int xdt_counter_create(void);
  */
 int xdt_prog_numbering_gen(int ifindex, int counter_fd);
 
+/*
+ * A slow receiver: @spin instructions of work per frame, then it counts the
+ * test frames in the first u64 of the ARRAY @counter_fd and drops every frame.
+ */
+int xdt_prog_count_slow(int counter_fd, unsigned int spin);
+
 /* A program that returns @action. */
 int xdt_prog_return(int action);
 

@@ -1,0 +1,299 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * xsk_tx --ifname IF --peer PEER --count N --run-id ID [--spin INSNS]
+ *        [--timeout SEC]
+ *
+ * Zero-copy transmit into a slow peer: an AF_XDP socket bound to queue 0 of
+ * veth IF in zero-copy mode (with need_wakeup) transmits test frames
+ * 0 .. N-1 of run ID as fast as its Tx ring takes them, while PEER's XDP
+ * program spends INSNS instructions on each frame (default 20000), counts
+ * the test frames and drops them: PEER's 256-entry ring fills up. As on a
+ * NIC, the Tx ring must hold back what the peer has no room for:
+ *
+ *   every descriptor comes back on the completion ring, exactly once;
+ *   every frame reaches PEER's program (delivered), or is counted in IF's
+ *   tx_dropped; none is lost silently (delivered + tx_dropped = N);
+ *   and, backpressure, none is dropped (delivered = N).
+ *
+ * IF gets an XDP program too (XDP_PASS): a veth queue has a NAPI poll,
+ * which transmits, only with one. Exit 0 when all holds, 1 when not.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <linux/if_link.h>
+
+#include "xsk_test.h"
+
+#ifndef SOL_XDP
+#define SOL_XDP 283
+#endif
+#ifndef AF_XDP
+#define AF_XDP 44
+#endif
+
+#define FRAMES		4096
+#define FRAME_SIZE	2048
+#define RING		2048
+/* After the last completion, how long the peer may still be polling */
+#define SETTLE_NS	2000000000ull
+
+struct tx_ring {
+	uint32_t *producer, *consumer, *flags;
+	void *descs;
+	void *map;
+	size_t map_len;
+};
+
+static int ring_map(int fd, struct tx_ring *r, const struct xdp_ring_offset *off,
+		    size_t desc_size, off_t pgoff)
+{
+	r->map_len = off->desc + RING * desc_size;
+	r->map = mmap(NULL, r->map_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE,
+		      fd, pgoff);
+	if (r->map == MAP_FAILED) {
+		r->map = NULL;
+		return -errno;
+	}
+	r->producer = (uint32_t *)((char *)r->map + off->producer);
+	r->consumer = (uint32_t *)((char *)r->map + off->consumer);
+	r->flags = (uint32_t *)((char *)r->map + off->flags);
+	r->descs = (char *)r->map + off->desc;
+	return 0;
+}
+
+static int set_ring(int fd, int opt)
+{
+	uint32_t size = RING;
+
+	return setsockopt(fd, SOL_XDP, opt, &size, sizeof(size)) ? -errno : 0;
+}
+
+/* A Tx-only socket on queue 0 of @ifindex, zero-copy, its UMEM @area */
+static int tx_socket(int ifindex, void *area, struct tx_ring *tx, struct tx_ring *cq)
+{
+	struct xdp_umem_reg reg = {
+		.addr = (uintptr_t)area, .len = (uint64_t)FRAMES * FRAME_SIZE,
+		.chunk_size = FRAME_SIZE,
+	};
+	struct sockaddr_xdp sxdp = {
+		.sxdp_family = AF_XDP, .sxdp_ifindex = ifindex, .sxdp_queue_id = 0,
+		.sxdp_flags = XDP_ZEROCOPY | XDP_USE_NEED_WAKEUP,
+	};
+	struct xdp_mmap_offsets off;
+	socklen_t len = sizeof(off);
+	int fd, err;
+
+	fd = socket(AF_XDP, SOCK_RAW, 0);
+	if (fd < 0)
+		return -errno;
+	if (setsockopt(fd, SOL_XDP, XDP_UMEM_REG, &reg, sizeof(reg)) ||
+	    set_ring(fd, XDP_UMEM_FILL_RING) || set_ring(fd, XDP_UMEM_COMPLETION_RING) ||
+	    set_ring(fd, XDP_TX_RING) ||
+	    getsockopt(fd, SOL_XDP, XDP_MMAP_OFFSETS, &off, &len)) {
+		err = -errno;
+		goto fail;
+	}
+	err = ring_map(fd, tx, &off.tx, sizeof(struct xdp_desc), XDP_PGOFF_TX_RING);
+	if (!err)
+		err = ring_map(fd, cq, &off.cr, sizeof(uint64_t), XDP_UMEM_PGOFF_COMPLETION_RING);
+	if (!err && bind(fd, (struct sockaddr *)&sxdp, sizeof(sxdp)))
+		err = -errno;
+	if (!err)
+		return fd;
+fail:
+	close(fd);
+	return err;
+}
+
+static long read_stat(const char *ifname, const char *stat)
+{
+	char path[128];
+	long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/class/net/%s/statistics/%s", ifname, stat);
+	f = fopen(path, "r");
+	if (f) {
+		if (fscanf(f, "%ld", &v) != 1)
+			v = -1;
+		fclose(f);
+	}
+	return v;
+}
+
+static uint64_t counted(int counter)
+{
+	uint32_t zero = 0;
+	uint64_t v = 0;
+
+	bpf_map_lookup_elem(counter, &zero, &v);
+	return v;
+}
+
+static void usage(const char *argv0)
+{
+	MSG("usage: %s --ifname IF --peer PEER --count N --run-id ID [--spin INSNS]"
+	    " [--timeout SEC]\n", argv0);
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "ifname", required_argument, NULL, 'i' },
+		{ "peer", required_argument, NULL, 'p' },
+		{ "count", required_argument, NULL, 'n' },
+		{ "run-id", required_argument, NULL, 'r' },
+		{ "spin", required_argument, NULL, 's' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *ifname = NULL, *peer = NULL;
+	unsigned long count = 0, run_id = 0, spin = 20000, timeout_s = 120;
+	uint64_t sent = 0, completed = 0, delivered = 0, last_change, deadline, kicks = 0;
+	struct tx_ring tx = { 0 }, cq = { 0 };
+	int opt, ifindex, peer_index, fd = -1, counter = -1, prog = -1, peer_prog = -1;
+	uint32_t free_frames[FRAMES], nfree = 0, i;
+	long dropped_before, dropped;
+	void *area = MAP_FAILED;
+	bool ok;
+	int rc = EXIT_FAILURE;
+
+	while ((opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'i': ifname = optarg; break;
+		case 'p': peer = optarg; break;
+		case 'n': count = strtoul(optarg, NULL, 0); break;
+		case 'r': run_id = strtoul(optarg, NULL, 0); break;
+		case 's': spin = strtoul(optarg, NULL, 0); break;
+		case 't': timeout_s = strtoul(optarg, NULL, 0); break;
+		default: usage(argv[0]);
+		}
+	}
+	if (!ifname || !peer || !count || !run_id)
+		usage(argv[0]);
+	ifindex = xdt_ifindex(ifname);
+	peer_index = xdt_ifindex(peer);
+	if (ifindex < 0 || peer_index < 0) {
+		MSG("no such device: %s\n", ifindex < 0 ? ifname : peer);
+		return EXIT_FAILURE;
+	}
+
+	counter = xdt_counter_create();
+	peer_prog = xdt_prog_count_slow(counter, spin);
+	prog = xdt_prog_return(XDP_PASS);
+	if (counter < 0 || peer_prog < 0 || prog < 0) {
+		MSG("set-up failed\n");
+		goto out;
+	}
+	if (bpf_xdp_attach(peer_index, peer_prog, XDP_FLAGS_DRV_MODE, NULL) ||
+	    bpf_xdp_attach(ifindex, prog, XDP_FLAGS_DRV_MODE, NULL)) {
+		MSG("attaching the programs: %s\n", strerror(errno));
+		goto out;
+	}
+	area = mmap(NULL, (size_t)FRAMES * FRAME_SIZE, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	if (area == MAP_FAILED) {
+		MSG("UMEM: %s\n", strerror(errno));
+		goto out;
+	}
+	fd = tx_socket(ifindex, area, &tx, &cq);
+	if (fd < 0) {
+		MSG("zero-copy socket on %s queue 0: %s\n", ifname, strerror(-fd));
+		goto out;
+	}
+	for (i = 0; i < FRAMES; i++)
+		free_frames[nfree++] = i;
+	dropped_before = read_stat(ifname, "tx_dropped");
+
+	deadline = xdt_now_ns() + timeout_s * 1000000000ull;
+	while (completed < count && xdt_now_ns() < deadline) {
+		uint32_t prod = *tx.producer;
+		uint32_t room = RING - (prod - __atomic_load_n(tx.consumer, __ATOMIC_ACQUIRE));
+		uint32_t cprod = __atomic_load_n(cq.producer, __ATOMIC_ACQUIRE);
+		uint32_t ccons = *cq.consumer, n;
+		struct xdp_desc *descs = tx.descs;
+		uint64_t *addrs = cq.descs;
+
+		/* Completions: the frames are free again */
+		for (n = ccons; n != cprod; n++)
+			free_frames[nfree++] = addrs[n & (RING - 1)] / FRAME_SIZE;
+		completed += cprod - ccons;
+		__atomic_store_n(cq.consumer, cprod, __ATOMIC_RELEASE);
+
+		for (n = 0; n < room && nfree && sent < count; n++, sent++) {
+			uint32_t frame = free_frames[--nfree];
+
+			xdt_frame_build((uint8_t *)area + (size_t)frame * FRAME_SIZE, run_id,
+					sent);
+			descs[(prod + n) & (RING - 1)] = (struct xdp_desc){
+				.addr = (uint64_t)frame * FRAME_SIZE, .len = XDT_FRAME_LEN,
+			};
+		}
+		__atomic_store_n(tx.producer, prod + n, __ATOMIC_RELEASE);
+		if (__atomic_load_n(tx.flags, __ATOMIC_ACQUIRE) & XDP_RING_NEED_WAKEUP) {
+			kicks++;
+			if (sendto(fd, NULL, 0, MSG_DONTWAIT, NULL, 0) < 0 &&
+			    errno != EAGAIN && errno != EBUSY && errno != ENOBUFS) {
+				MSG("sendto: %s\n", strerror(errno));
+				break;
+			}
+		}
+		if (!n && cprod == ccons)
+			usleep(100);
+	}
+
+	/* The last frames may still wait in the peer's ring */
+	last_change = xdt_now_ns();
+	while (xdt_now_ns() < last_change + SETTLE_NS) {
+		uint64_t now = counted(counter);
+
+		if (now != delivered) {
+			delivered = now;
+			last_change = xdt_now_ns();
+		}
+		if (delivered == count)
+			break;
+		usleep(10000);
+	}
+	dropped = read_stat(ifname, "tx_dropped") - dropped_before;
+
+	ok = completed == count && delivered + dropped == count && delivered == count;
+	printf("# %lu sent, %lu completed, %lu delivered to %s, %ld in %s's tx_dropped"
+	       " (%lu wakeups)\n", (unsigned long)sent, (unsigned long)completed,
+	       (unsigned long)delivered, peer, dropped, ifname, (unsigned long)kicks);
+	if (delivered + dropped != count)
+		printf("# %ld frames lost without being counted\n",
+		       (long)count - (long)delivered - dropped);
+	printf("%s - zero-copy Tx into a slow peer: %lu/%lu delivered\n", ok ? "ok" : "not ok",
+	       (unsigned long)delivered, count);
+	rc = ok ? EXIT_SUCCESS : EXIT_FAILURE;
+out:
+	bpf_xdp_detach(ifindex, XDP_FLAGS_DRV_MODE, NULL);
+	bpf_xdp_detach(peer_index, XDP_FLAGS_DRV_MODE, NULL);
+	if (tx.map)
+		munmap(tx.map, tx.map_len);
+	if (cq.map)
+		munmap(cq.map, cq.map_len);
+	if (fd >= 0)
+		close(fd);
+	if (area != MAP_FAILED)
+		munmap(area, (size_t)FRAMES * FRAME_SIZE);
+	if (prog >= 0)
+		close(prog);
+	if (peer_prog >= 0)
+		close(peer_prog);
+	if (counter >= 0)
+		close(counter);
+	return rc;
+}
