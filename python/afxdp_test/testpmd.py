@@ -411,6 +411,37 @@ class TestPmd:
         info["avail"] = info["common_pool_count"] + info["total_cache_count"]
         return info
 
+    def rx_pool(self, port=0):
+        """The name of the mempool of the port's Rx queue 0 (`show rxq info`)."""
+        out = self.cmd("show rxq info %d 0" % port)
+        m = re.search(r"^\s*Mempool:\s*(\S+)", out, re.M)
+        if not m:
+            raise TestPmdError("%s: no mempool in `show rxq info %d 0`:\n%s"
+                               % (self.label, port, out))
+        return m.group(1)
+
+    def wait_rx_growth(self, base, port=0, timeout=10):
+        """Poll RX-packets until it exceeds `base` (the deadline only against
+        a hang); returns the last value."""
+        deadline = env.deadline(timeout)
+        while True:
+            now = self.port_stats(port)["RX-packets"]
+            if now > base or time.monotonic() > deadline:
+                return now
+            time.sleep(0.1)
+
+    def wait_rx_quiet(self, port=0, quiet=0.5, timeout=10):
+        """Poll RX-packets until it has not changed for `quiet` seconds (a
+        stream has drained; the deadline only against a hang); the last value."""
+        last, since = self.port_stats(port)["RX-packets"], time.monotonic()
+        deadline = env.deadline(timeout)
+        while time.monotonic() - since < quiet and time.monotonic() < deadline:
+            time.sleep(0.1)
+            now = self.port_stats(port)["RX-packets"]
+            if now != last:
+                last, since = now, time.monotonic()
+        return last
+
     def port_count(self):
         out = self.cmd("show port summary all")
         m = re.search(r"Number of available ports:\s*(\d+)", out)

@@ -43,8 +43,6 @@ BACKGROUND_RATE = 1000       # frames/s
 BACKGROUND_SIZES = [128, 1000]
 SIZES = [60, 512, 1500]
 FRAMES = 150                 # raw frames after the soak: fewer than a ring holds
-GROW_DEADLINE = 10
-QUIET = 0.5
 CYCLE_COMMANDS = ("stop", "port stop 0", "port start 0", "start")
 # What testpmd prints for each stop and for each successful start (`load`
 # does not echo the commands it reads).
@@ -54,31 +52,6 @@ STARTED = re.compile(r"^Port 0: [0-9A-F]{2}(:[0-9A-F]{2}){5}$", re.M)
 
 def rx(tp):
     return tp.port_stats(0)["RX-packets"]
-
-
-def wait_growth(tp, base):
-    deadline = env.deadline(GROW_DEADLINE)
-    while rx(tp) <= base and time.monotonic() < deadline:
-        time.sleep(0.1)
-    return rx(tp)
-
-
-def wait_quiet(tp):
-    last, since = rx(tp), time.monotonic()
-    deadline = since + env.scaled(GROW_DEADLINE)
-    while time.monotonic() - since < QUIET and time.monotonic() < deadline:
-        time.sleep(0.1)
-        now = rx(tp)
-        if now != last:
-            last, since = now, time.monotonic()
-    return last
-
-
-def pool_name(tp):
-    for line in tp.cmd("show rxq info 0 0").splitlines():
-        if "Mempool:" in line:
-            return line.split(":", 1)[1].strip()
-    raise testpmd.TestPmdError("no mempool in `show rxq info 0 0`")
 
 
 def stopped_avail(tp, pool):
@@ -127,12 +100,12 @@ def main(t):
         port, peer = net.veth(dut, "d0", gen, "g0")
         with testpmd.TestPmd(dut, ["net_af_xdp0,iface=%s" % port.name], fwd="rxonly",
                              total_mbufs=MBUFS, app_extra=["--disable-link-check"]) as tp:
-            pool = pool_name(tp)
+            pool = tp.rx_pool()
             tp.cmd("start")
             with traffic.Background(peer, port.mac, BACKGROUND_RATE, kind="udp",
                                     sizes=BACKGROUND_SIZES, stream="soak",
                                     max_seconds=3600):
-                t.require(wait_growth(tp, rx(tp)) > 0, "background frames arrive before "
+                t.require(tp.wait_rx_growth(rx(tp)) > 0, "background frames arrive before "
                           "the soak")
                 before = stopped_avail(tp, pool)
                 env.log("pool %s: %d mbufs; stopped before the soak: %d available"
@@ -141,13 +114,13 @@ def main(t):
                         "before the soak")
                 soak(t, tp)
                 base = rx(tp)
-                t.check(wait_growth(tp, base) > base, "background frames arrive after the "
+                t.check(tp.wait_rx_growth(base) > base, "background frames arrive after the "
                         "soak")
                 after = stopped_avail(tp, pool)
             t.equal(after["avail"], before["avail"], "mbufs available while stopped after "
                     "%d cycles (common pool %d + caches %d), as before the soak"
                     % (CYCLES, after["common_pool_count"], after["total_cache_count"]))
-            before_rx = wait_quiet(tp)
+            before_rx = tp.wait_rx_quiet()
             traffic.send(peer, port.mac, FRAMES, SIZES, stream="after-soak")
             st = tp.wait_rx(0, before_rx + FRAMES)
             t.equal(st["RX-packets"] - before_rx, FRAMES, "RX-packets of the frames sent "
