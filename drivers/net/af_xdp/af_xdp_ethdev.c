@@ -703,6 +703,7 @@ serve_queues(struct rte_eth_dev *dev, uint16_t i, const struct af_xdp_socket *so
 		return 0;
 	af_xdp_rxq_bind(rxq, &sock->rx, &sock->fill, layout, sock->fd);
 	rxq->scatter = scatter_rx(dev);
+	rxq->zero_copy = sock->zero_copy;
 	if (setup_busy_poll(port, rxq) != 0)
 		return -EINVAL;
 	if (af_xdp_rxq_fill(rxq) == 0) {
