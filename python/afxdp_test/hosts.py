@@ -38,7 +38,7 @@ def two_hosts(net, gro=False):
     for h in (h0, h1):
         h.offloads_off()
         if gro:
-            env.run(["ethtool", "-K", h.name, "gro", "on"], ns=h.ns.name)
+            h.set_gro(True)
     return dut, a, b, p0, h0, p1, h1
 
 

@@ -36,6 +36,9 @@ DPDK_L2FWD_READY = re.compile(r"^L2FWD: entering main loop on lcore", re.M)
 READY_TIMEOUT = 60          # EAL init and port start on a shared machine
 STOP_TIMEOUT = 30           # only against a hang: no timing is asserted
 
+# The driver's footprint line of each socket (at log level info), its mode.
+_SOCKET_MODE = re.compile(r"socket on (\S+) queue \d+, (zero-copy|copy) mode")
+
 # One row of the text statistics: port, name (may hold spaces), rx, tx,
 # dropped, rx-Mpps, tx-Mpps.
 _ROW = re.compile(r"^\s*(\d+|all)\s+(.*?)\s+(\d+)\s+(\d+)\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s*$")
@@ -65,19 +68,29 @@ class Forwarder:
         self.returncode = None
         self.path = os.path.join(env.run_dir(), "%s-%d.out" % (label, id(self)))
         self._undo = None
+        self.zero_copy_ifaces = []   # checked zero-copy when ready (dpdk())
 
     @classmethod
     def dpdk(cls, ns, ports, app_args, lcores="1", eal_extra=(), devargs="", huge_dir=None,
-             mem_mb=256, path=None, wrapper=()):
+             mem_mb=256, path=None, wrapper=(), check_mode=True):
         """l2fwd-af-xdp with one net_af_xdp vdev per interface of `ports`
         (port N = ports[N]), `devargs` added to each; the driver is the
         harness's (AFXDP_PLUGIN, or the stock one) unless `eal_extra` adds
-        one. `wrapper` runs it, e.g. taskset."""
+        one. `wrapper` runs it, e.g. taskset. With AFXDP_SOCKET_MODE=zero-copy
+        and our plugin, the driver's info lines are asked for and, unless
+        `check_mode` is False (the test checks the mode itself), every port's
+        sockets are checked zero-copy once it forwards, as TestPmd does."""
         prefix = testpmd.new_file_prefix()
+        zero_copy = env.socket_mode() == "zero-copy" and bool(env.plugin())
+        if zero_copy:
+            eal_extra = list(eal_extra) + [testpmd.LOG_INFO]
         eal = _vdev_eal(ns, ports, devargs, prefix, huge_dir, mem_mb, lcores, eal_extra)
         argv = (list(wrapper) + [program("L2FWD_AF_XDP", "l2fwd-af-xdp", path)] + eal + ["--"]
                 + list(app_args))
-        return cls(ns, argv, "l2fwd-af-xdp", file_prefix=prefix)
+        fwd = cls(ns, argv, "l2fwd-af-xdp", file_prefix=prefix)
+        if zero_copy and check_mode:
+            fwd.zero_copy_ifaces = [iface_name(p) for p in ports]
+        return fwd
 
     @classmethod
     def dpdk_example(cls, ns, ports, app_args, lcores="0,1", eal_extra=(), devargs="",
@@ -134,6 +147,27 @@ class Forwarder:
                 raise env.Failure("%s: not forwarding within %ds:\n%s"
                                   % (self.label, timeout, self.tail()))
             time.sleep(0.1)
+        if self.zero_copy_ifaces:
+            self.check_zero_copy()
+
+    def socket_modes(self):
+        """{interface: the modes of its sockets}, from the driver's footprint
+        lines (log level info)."""
+        modes = {}
+        for iface, mode in _SOCKET_MODE.findall(self.output()):
+            modes.setdefault(iface, set()).add(mode)
+        return modes
+
+    def check_zero_copy(self):
+        """Each interface of zero_copy_ifaces has sockets, all in zero-copy
+        mode (the driver's footprint lines), or env.Failure."""
+        modes = self.socket_modes()
+        wrong = {i: sorted(modes.get(i, ())) for i in self.zero_copy_ifaces
+                 if modes.get(i) != {"zero-copy"}}
+        if wrong:
+            raise env.Failure("%s: AFXDP_SOCKET_MODE=zero-copy but these ports' sockets are "
+                              "not (modes seen): %s\n%s" % (self.label, wrong, self.tail()))
+        env.log("%s: every port in zero-copy mode" % self.label)
 
     def wait_exit(self, timeout=STOP_TIMEOUT):
         """Wait for it to exit by itself (bad options, --duration); exit code."""

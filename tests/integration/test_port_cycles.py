@@ -58,13 +58,6 @@ def held_programs(pid):
     return sorted(ids)
 
 
-def pool_name(tp):
-    for line in tp.cmd("show rxq info 0 0").splitlines():
-        if "Mempool:" in line:
-            return line.split(":", 1)[1].strip()
-    raise testpmd.TestPmdError("no mempool in `show rxq info 0 0`")
-
-
 def snapshot(tp, pool):
     """What must stay flat, read with the port started and idle."""
     time.sleep(QUIET)
@@ -120,7 +113,7 @@ def main(t):
         vdev = "net_af_xdp0,iface=%s" % port.name
         with testpmd.TestPmd(dut, [vdev], fwd="rxonly", eal_extra=[testpmd.LOG_INFO]) as tp:
             env.log("dispatcher in use: %s" % dpdk_output.startup(tp.startup_output)["dispatcher"])
-            pool = pool_name(tp)
+            pool = tp.rx_pool()
             tp.cmd("start")
             tp.cmd("stop")
             first = snapshot(tp, pool)

@@ -34,8 +34,6 @@ yet taken from the Rx ring, or (Tx, not used by rxonly) queued for sending.
     value is a leak; a higher one, mbufs the fill ring lost.
 """
 
-import time
-
 from afxdp_test import env, runner, testpmd, topo, traffic
 
 CYCLES = 5
@@ -45,40 +43,10 @@ SIZES = [60, 512, 1500]
 FRAMES = 150                 # raw frames per check: fewer than a ring holds
 FILL_BATCH = 64              # the fill ring is topped up in batches of this many
 FILL_SLACK = FILL_BATCH - 1  # slots that may stay empty
-GROW_DEADLINE = 10           # waiting for frames to arrive: only against a hang
-QUIET = 0.5                  # seconds without a new frame: the background has drained
 
 
 def rx(tp):
     return tp.port_stats(0)["RX-packets"]
-
-
-def wait_growth(tp, base):
-    deadline = env.deadline(GROW_DEADLINE)
-    while True:
-        now = rx(tp)
-        if now > base or time.monotonic() > deadline:
-            return now
-        time.sleep(0.1)
-
-
-def wait_quiet(tp):
-    last, since = rx(tp), time.monotonic()
-    deadline = since + GROW_DEADLINE
-    while time.monotonic() - since < QUIET and time.monotonic() < deadline:
-        time.sleep(0.1)
-        now = rx(tp)
-        if now != last:
-            last, since = now, time.monotonic()
-    return last
-
-
-def pool_name(tp):
-    out = tp.cmd("show rxq info 0 0")
-    for line in out.splitlines():
-        if "Mempool:" in line:
-            return line.split(":", 1)[1].strip()
-    raise testpmd.TestPmdError("no mempool in `show rxq info 0 0`:\n%s" % out)
 
 
 def one_cycle(t, tp, port, peer, pool, size, i):
@@ -86,7 +54,7 @@ def one_cycle(t, tp, port, peer, pool, size, i):
     with traffic.Background(peer, port.mac, BACKGROUND_RATE, kind="udp",
                             sizes=BACKGROUND_SIZES, stream="background-%d" % i):
         base = rx(tp)
-        t.require(wait_growth(tp, base) > base,
+        t.require(tp.wait_rx_growth(base) > base,
                   "%s: background frames arrive before the stop" % what)
         tp.cmd("stop")
         tp.cmd("port stop 0")
@@ -105,9 +73,9 @@ def one_cycle(t, tp, port, peer, pool, size, i):
                 "start 0`: %s" % (what, port.xdp_word()))
         tp.cmd("start")
         base = rx(tp)
-        t.check(wait_growth(tp, base) > base, "%s: background frames arrive after the "
+        t.check(tp.wait_rx_growth(base) > base, "%s: background frames arrive after the "
                 "restart" % what)
-    before = wait_quiet(tp)
+    before = tp.wait_rx_quiet()
     traffic.send(peer, port.mac, FRAMES, SIZES, stream="started-%d" % i)
     st = tp.wait_rx(0, before + FRAMES)
     t.equal(st["RX-packets"] - before, FRAMES, "%s: RX-packets of the frames sent after the "
@@ -119,7 +87,7 @@ def main(t):
         dut, gen = net.netns("dut"), net.netns("gen")
         port, peer = net.veth(dut, "d0", gen, "g0")
         with testpmd.TestPmd(dut, ["net_af_xdp0,iface=%s" % port.name], fwd="rxonly") as tp:
-            pool = pool_name(tp)
+            pool = tp.rx_pool()
             tp.cmd("start")
             first = tp.mempool(pool)
             size = first["size"]
@@ -128,7 +96,7 @@ def main(t):
                                                          first["avail"], size - first["avail"]))
             for i in range(1, CYCLES + 1):
                 one_cycle(t, tp, port, peer, pool, size, i)
-            wait_quiet(tp)
+            tp.wait_rx_quiet()
             last = tp.mempool(pool)
             diff = last["avail"] - first["avail"]
             env.log("started and idle after %d cycles: %d available (%d held by the port)"

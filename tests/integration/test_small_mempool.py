@@ -49,18 +49,11 @@ def wait_quiet(tp):
     return last
 
 
-def pool_name(tp):
-    for line in tp.cmd("show rxq info 0 0").splitlines():
-        if "Mempool:" in line:
-            return line.split(":", 1)[1].strip()
-    raise testpmd.TestPmdError("no mempool in `show rxq info 0 0`")
-
-
 def all_back(t, tp, what):
     """port stop 0: every mbuf of the pool available."""
     tp.cmd("stop")
     tp.cmd("port stop 0")
-    mp = tp.mempool(pool_name(tp))
+    mp = tp.mempool(tp.rx_pool())
     t.equal(mp["avail"], mp["size"], "%s: mbufs available once the port is stopped (common "
             "pool %d + caches %d), of %d" % (what, mp["common_pool_count"],
                                             mp["total_cache_count"], mp["size"]))

@@ -124,11 +124,13 @@ test_imissed(void)
 	memset(&ks, 0, sizeof(ks));
 	ks.v[AF_XDP_KSTAT_RX_DROPPED] = 5;
 	ks.v[AF_XDP_KSTAT_RX_RING_FULL] = 7;
-	/* Counted in rx_dropped already, or not frames at all: not added. */
+	/* Copy mode: counted in rx_dropped already, or not frames at all. */
 	ks.v[AF_XDP_KSTAT_RX_FILL_RING_EMPTY_DESCS] = 100;
 	ks.v[AF_XDP_KSTAT_RX_INVALID_DESCS] = 1000;
 	ks.v[AF_XDP_KSTAT_TX_INVALID_DESCS] = 10000;
-	CHECK_EQ(af_xdp_kstats_imissed(&ks), 12);
+	CHECK_EQ(af_xdp_kstats_imissed(&ks, false), 12);
+	/* Zero-copy mode: an empty fill ring is counted there only. */
+	CHECK_EQ(af_xdp_kstats_imissed(&ks, true), 112);
 }
 
 int

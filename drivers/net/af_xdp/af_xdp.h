@@ -179,6 +179,8 @@ struct af_xdp_rx_queue {
 	uint16_t port_id;
 	uint16_t queue_id;
 	uint32_t nb_desc;
+	bool busy_poll_asked;		/* busy_budget given: no NAPI id is worth a warning */
+	bool zero_copy;			/* the socket's mode, for counting what it missed */
 } __rte_cache_aligned;
 
 /* Descriptors one Tx frame may take at most, whatever the kernel allows. */

@@ -565,7 +565,6 @@ static int
 setup_busy_poll(struct af_xdp_port *port, struct af_xdp_rx_queue *rxq)
 {
 	int prefer = 1, usecs = AF_XDP_BUSY_POLL_USECS, budget = (int)port->args.busy_budget;
-	char drv[32];
 
 	rxq->busy_poll = false;
 	if (budget == 0)
@@ -587,16 +586,14 @@ setup_busy_poll(struct af_xdp_port *port, struct af_xdp_rx_queue *rxq)
 	}
 	/*
 	 * The options succeed on every interface, but only do something where
-	 * the socket gets a NAPI context.  veth never gives one: say so rather
-	 * than leave the user believing it is on.
+	 * the socket gets a NAPI id, which the kernel gives it with the first
+	 * frame: af_xdp_rx_check_busy_poll looks then.  veth gives one on some
+	 * kernels, not on others (6.12's XDP path: yes; 6.18's, and a 6.12
+	 * zero-copy socket bound before veth's NAPI exists: no), so it is
+	 * looked at, never assumed.
 	 */
-	if (strcmp(af_xdp_iface_driver(port->args.iface, drv, sizeof(drv)), "veth") == 0) {
-		AF_XDP_PORT_LOG_AT(port->args.busy_budget_given ? RTE_LOG_WARNING : RTE_LOG_INFO, port,
-				"queue %u: busy polling has no effect on %s (veth: AF_XDP sockets get no NAPI id, so the kernel never busy polls); it stays off, use busy_budget=0 to silence this",
-				rxq->queue_id, port->args.iface);
-		return 0;
-	}
 	rxq->busy_poll = true;
+	rxq->busy_poll_asked = port->args.busy_budget_given;
 	rxq->busy_poll_check = true;
 	return 0;
 }
@@ -706,6 +703,7 @@ serve_queues(struct rte_eth_dev *dev, uint16_t i, const struct af_xdp_socket *so
 		return 0;
 	af_xdp_rxq_bind(rxq, &sock->rx, &sock->fill, layout, sock->fd);
 	rxq->scatter = scatter_rx(dev);
+	rxq->zero_copy = sock->zero_copy;
 	if (setup_busy_poll(port, rxq) != 0)
 		return -EINVAL;
 	if (af_xdp_rxq_fill(rxq) == 0) {

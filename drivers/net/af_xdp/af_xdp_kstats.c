@@ -64,11 +64,18 @@ af_xdp_kstats_total(const struct af_xdp_kernel_stats *base, const struct af_xdp_
 }
 
 uint64_t
-af_xdp_kstats_imissed(const struct af_xdp_kernel_stats *ks)
+af_xdp_kstats_imissed(const struct af_xdp_kernel_stats *ks, bool zero_copy)
 {
+	uint64_t missed = ks->v[AF_XDP_KSTAT_RX_DROPPED] + ks->v[AF_XDP_KSTAT_RX_RING_FULL];
+
 	/*
 	 * In copy mode an empty fill ring is counted in rx_dropped too (and
-	 * also in rx_fill_ring_empty_descs): not added twice.
+	 * also in rx_fill_ring_empty_descs): not added twice.  In zero-copy
+	 * mode the kernel driver drops the frame without rx_dropped: only
+	 * rx_fill_ring_empty_descs counts it (once per failed allocation,
+	 * which is about once a frame).
 	 */
-	return ks->v[AF_XDP_KSTAT_RX_DROPPED] + ks->v[AF_XDP_KSTAT_RX_RING_FULL];
+	if (zero_copy)
+		missed += ks->v[AF_XDP_KSTAT_RX_FILL_RING_EMPTY_DESCS];
+	return missed;
 }

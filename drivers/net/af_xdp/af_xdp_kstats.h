@@ -63,7 +63,10 @@ void af_xdp_kstats_total(const struct af_xdp_kernel_stats *base,
 			 const struct af_xdp_kernel_stats *cur,
 			 struct af_xdp_kernel_stats *out);
 
-/* Frames the kernel steered to the socket and could not deliver (ethdev imissed). */
-uint64_t af_xdp_kstats_imissed(const struct af_xdp_kernel_stats *ks);
+/*
+ * Frames the kernel steered to the socket and could not deliver (ethdev
+ * imissed), for a socket in zero-copy mode or not.
+ */
+uint64_t af_xdp_kstats_imissed(const struct af_xdp_kernel_stats *ks, bool zero_copy);
 
 #endif /* AF_XDP_KSTATS_H */

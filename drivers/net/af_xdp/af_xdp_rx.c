@@ -141,6 +141,7 @@ af_xdp_rxq_unbind(struct af_xdp_rx_queue *rxq)
 	rxq->fd = -1;
 	rxq->busy_poll = false;
 	rxq->busy_poll_check = false;
+	rxq->busy_poll_asked = false;
 }
 
 /*
@@ -179,7 +180,9 @@ af_xdp_fill_fell_short(struct af_xdp_rx_queue *rxq)
 
 /*
  * Busy polling only works where the kernel tied the socket to a NAPI
- * context, which it records with the first frame: look once, then.
+ * context, which it records with the first frame: look once, then.  Where
+ * it did not, say so (a warning if busy_budget was asked for, else a note)
+ * and stop the syscalls that would drive nothing.
  */
 void __rte_cold
 af_xdp_rx_check_busy_poll(struct af_xdp_rx_queue *rxq)
@@ -187,12 +190,17 @@ af_xdp_rx_check_busy_poll(struct af_xdp_rx_queue *rxq)
 	unsigned int napi_id = 0;
 
 	rxq->busy_poll_check = false;
-	if (af_xdp_socket_napi_id(rxq->fd, &napi_id) != 0 || napi_id != 0)
+	if (af_xdp_socket_napi_id(rxq->fd, &napi_id) != 0)
 		return;
+	if (napi_id != 0) {
+		AF_XDP_LOG(INFO, "port %u Rx queue %u: busy polling NAPI id %u",
+			   rxq->port_id, rxq->queue_id, napi_id);
+		return;
+	}
 	rxq->busy_poll = false;
-	AF_XDP_LOG(WARNING,
-		   "port %u Rx queue %u: busy polling has no effect, the socket has no NAPI id (the kernel driver gives it no NAPI context); turned off, use busy_budget=0 to silence this",
-		   rxq->port_id, rxq->queue_id);
+	rte_log(rxq->busy_poll_asked ? RTE_LOG_WARNING : RTE_LOG_INFO, af_xdp_logtype,
+		"%s(): port %u Rx queue %u: busy polling has no effect, the socket has no NAPI id (the kernel driver gives it no NAPI context); turned off, use busy_budget=0 to silence this\n",
+		__func__, rxq->port_id, rxq->queue_id);
 }
 
 uint16_t

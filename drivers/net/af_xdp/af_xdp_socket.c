@@ -183,8 +183,17 @@ bind_socket(const struct af_xdp_port *port, struct af_xdp_socket *sock, bool sha
 		sxdp.sxdp_shared_umem_fd = (uint32_t)af_xdp_umem_fd(sock->umem);
 	} else {
 		sxdp.sxdp_flags = XDP_USE_NEED_WAKEUP;
-		if (port->args.force_copy)
+		/*
+		 * Generic XDP hands the socket a copy of each frame whatever
+		 * the bind says (the kernel's xsk_generic_rcv): a zero-copy
+		 * bind there would only claim a mode that does not happen.
+		 */
+		if (port->args.force_copy || port->args.mode == AF_XDP_ATTACH_SKB)
 			sxdp.sxdp_flags |= XDP_COPY;
+		if (!port->args.force_copy && port->args.mode == AF_XDP_ATTACH_SKB)
+			AF_XDP_PORT_LOG(INFO, port,
+					"queue %u: copy mode: generic (skb) XDP copies every frame; zero-copy needs native XDP (mode=drv)",
+					sock->netdev_queue);
 		if (multi_buffer)
 			sxdp.sxdp_flags |= XDP_USE_SG;
 	}

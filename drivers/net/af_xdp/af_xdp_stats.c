@@ -160,7 +160,7 @@ stats_get(struct rte_eth_dev *dev, struct rte_eth_stats *stats, af_xdp_queue_sta
 		stats->ipackets += rxq->stats.packets;
 		stats->ibytes += rxq->stats.bytes;
 		stats->rx_nombuf += rxq->stats.nombuf;
-		stats->imissed += af_xdp_kstats_imissed(&ks);
+		stats->imissed += af_xdp_kstats_imissed(&ks, rxq->zero_copy);
 		if (qstats != NULL && i < RTE_ETHDEV_QUEUE_STAT_CNTRS) {
 			qstats->q_ipackets[i] = rxq->stats.packets;
 			qstats->q_ibytes[i] = rxq->stats.bytes;

@@ -34,6 +34,13 @@ which has no AF_XDP multi-buffer): every interface at MTU 9000, l2fwd-af-xdp
 with --mtu 9000 (its ports then receive and send 2176-byte mbufs as chains);
 raw frames of up to 9014 bytes a->b rewritten byte for byte, ping -M do -s
 8972, a TCP transfer with its sha256.
+
+With AFXDP_SOCKET_MODE=zero-copy (vm-zc-l2fwd-dpdk, on the patched kernel's
+veth) every socket of the first run must be zero-copy; the second run is not
+made (on the patched kernel a veth's zero-copy Tx sends nothing once an
+earlier zero-copy socket on it was closed: an open kernel finding); at MTU
+9000 the kernel binds the multi-buffer sockets in copy mode (veth's
+zero-copy takes one buffer per frame), which is checked instead.
 """
 
 import os
@@ -49,11 +56,12 @@ JUMBO_SIZES = [60, 1514, 1921, 5760, 9014]
 FRAMES_PER_SIZE = 100        # below one ring's worth, as in test_io_fwd
 
 
-def forwarder(mode, dut, ports, args):
+def forwarder(mode, dut, ports, args, check_mode=True):
     if mode == "xdp":
         return l2fwd.Forwarder.xdp(dut, ports, args)
     # One lcore polls both ports (-q 2): the other core is left to the endpoints.
-    return l2fwd.Forwarder.dpdk(dut, ports, ["-q", "2"] + args, lcores="1")
+    return l2fwd.Forwarder.dpdk(dut, ports, ["-q", "2"] + args, lcores="1",
+                                check_mode=check_mode)
 
 
 def raw_frames(t, src, dst, count, label, want_src, want_dst, send_dst, sizes=SIZES):
@@ -113,39 +121,64 @@ def main(t, mode):
 
         # No MAC updating, JSON statistics at the end only.
         what = "%s, no MAC updating" % mode
-        with forwarder(mode, dut, [p0, p1], ["-T", "0", "--json", "--no-mac-updating"]
-                       + peers) as fwd:
-            check_attached(t, (p0, p1), what)
-            raw_frames(t, h0, h1, count, "a->b raw frames, unchanged",
-                       want_src=h0.mac, want_dst=p0.mac, send_dst=p0.mac)
-            rc = fwd.stop(signal.SIGINT)
-            out = check_stopped(t, fwd, rc, net, what)
-            stats = l2fwd.json_lines(out)
-            final = stats[-1] if stats else None
-            t.check(final is not None and final.get("final") is True and len(stats) == 1,
-                    "%s: one JSON statistics line, the final one (-T 0)" % what,
-                    "\n".join(str(s) for s in stats))
-            if final:
-                rows = {p["port"]: p for p in final["ports"]}
-                l2fwd.check_final(t, rows, 2, what)
-                t.check(rows.get(0, {}).get("rx", 0) >= count,
-                        "%s: port 0 received at least the %d frames sent" % (what, count))
+        if mode == "dpdk" and env.socket_mode() == "zero-copy":
+            # A second forwarder on the same veths sends nothing in zero-copy
+            # mode on the patched kernel (its Tx ring is never consumed once an
+            # earlier zero-copy socket on the veth was closed): open kernel
+            # finding of 2026-12-01. Remove this when the kernel is fixed.
+            env.log("%s: not run in zero-copy mode (the patched veth's zero-copy Tx "
+                    "after an earlier socket closed sends nothing)" % what)
+        else:
+            no_mac_updating(t, net, mode, dut, p0, p1, h0, h1, count, peers, what)
+        jumbo(t, net, mode, dut, p0, h0, p1, h1, a, b, peers)
 
-        if mode == "dpdk-stock":
-            env.log("MTU 9000 not tried: Debian's stock driver has no AF_XDP multi-buffer")
-            return
-        what = "%s, MTU %d" % (mode, JUMBO_MTU)
-        for ifc in (p0, h0, p1, h1):
-            ifc.set_mtu(JUMBO_MTU)
-        extra = [] if mode == "xdp" else ["--mtu", str(JUMBO_MTU)]
-        with forwarder(mode, dut, [p0, p1], ["-T", "0"] + extra + peers) as fwd:
-            n = 20 * len(JUMBO_SIZES)
-            raw_frames(t, h0, h1, n, "%s: a->b raw frames up to 9014 bytes, rewritten" % what,
-                       want_src=p1.mac, want_dst=h1.mac, send_dst=p0.mac, sizes=JUMBO_SIZES)
-            hosts.ping(t, a, size=JUMBO_MTU - 28)
-            hosts.tcp_transfer(t, a, b)
-            rc = fwd.stop(signal.SIGINT)
-            check_stopped(t, fwd, rc, net, what)
+
+def no_mac_updating(t, net, mode, dut, p0, p1, h0, h1, count, peers, what):
+    with forwarder(mode, dut, [p0, p1], ["-T", "0", "--json", "--no-mac-updating"]
+                   + peers) as fwd:
+        check_attached(t, (p0, p1), what)
+        raw_frames(t, h0, h1, count, "a->b raw frames, unchanged",
+                   want_src=h0.mac, want_dst=p0.mac, send_dst=p0.mac)
+        rc = fwd.stop(signal.SIGINT)
+        out = check_stopped(t, fwd, rc, net, what)
+        stats = l2fwd.json_lines(out)
+        final = stats[-1] if stats else None
+        t.check(final is not None and final.get("final") is True and len(stats) == 1,
+                "%s: one JSON statistics line, the final one (-T 0)" % what,
+                "\n".join(str(s) for s in stats))
+        if final:
+            rows = {p["port"]: p for p in final["ports"]}
+            l2fwd.check_final(t, rows, 2, what)
+            t.check(rows.get(0, {}).get("rx", 0) >= count,
+                    "%s: port 0 received at least the %d frames sent" % (what, count))
+
+
+def jumbo(t, net, mode, dut, p0, h0, p1, h1, a, b, peers):
+    if mode == "dpdk-stock":
+        env.log("MTU 9000 not tried: Debian's stock driver has no AF_XDP multi-buffer")
+        return
+    what = "%s, MTU %d" % (mode, JUMBO_MTU)
+    for ifc in (p0, h0, p1, h1):
+        ifc.set_mtu(JUMBO_MTU)
+    extra = [] if mode == "xdp" else ["--mtu", str(JUMBO_MTU)]
+    # Zero-copy asked (the vm suite's vm-zc-l2fwd-dpdk): the patched
+    # kernel's veth takes one buffer per frame in zero-copy mode, so the
+    # kernel binds these multi-buffer sockets in copy mode.
+    zero_copy = mode == "dpdk" and env.socket_mode() == "zero-copy"
+    with forwarder(mode, dut, [p0, p1], ["-T", "0"] + extra + peers,
+                   check_mode=not zero_copy) as fwd:
+        if zero_copy:
+            modes = fwd.socket_modes()
+            t.check(all(modes.get(p.name) == {"copy"} for p in (p0, p1)),
+                    "%s, zero-copy asked: multi-buffer sockets bound in copy mode: %s"
+                    % (what, modes))
+        n = 20 * len(JUMBO_SIZES)
+        raw_frames(t, h0, h1, n, "%s: a->b raw frames up to 9014 bytes, rewritten" % what,
+                   want_src=p1.mac, want_dst=h1.mac, send_dst=p0.mac, sizes=JUMBO_SIZES)
+        hosts.ping(t, a, size=JUMBO_MTU - 28)
+        hosts.tcp_transfer(t, a, b)
+        rc = fwd.stop(signal.SIGINT)
+        check_stopped(t, fwd, rc, net, what)
 
 
 if __name__ == "__main__":
