@@ -60,8 +60,9 @@
 #define AF_XDP_PROJECT		"af_xdp_direct"
 
 extern int af_xdp_logtype;
-#define AF_XDP_LOG(level, fmt, ...) \
-	rte_log(RTE_LOG_ ## level, af_xdp_logtype, "%s(): " fmt "\n", __func__, ##__VA_ARGS__)
+#define AF_XDP_LOG_AT(level, fmt, ...) \
+	rte_log(level, af_xdp_logtype, "%s(): " fmt "\n", __func__, ##__VA_ARGS__)
+#define AF_XDP_LOG(level, ...) AF_XDP_LOG_AT(RTE_LOG_ ## level, __VA_ARGS__)
 #define AF_XDP_PORT_LOG_AT(level, port, fmt, ...) \
 	rte_log(level, af_xdp_logtype, "%s: " fmt "\n", (port)->name, ##__VA_ARGS__)
 #define AF_XDP_PORT_LOG(level, port, ...) AF_XDP_PORT_LOG_AT(RTE_LOG_ ## level, port, __VA_ARGS__)

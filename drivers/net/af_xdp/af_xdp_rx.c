@@ -198,9 +198,9 @@ af_xdp_rx_check_busy_poll(struct af_xdp_rx_queue *rxq)
 		return;
 	}
 	rxq->busy_poll = false;
-	rte_log(rxq->busy_poll_asked ? RTE_LOG_WARNING : RTE_LOG_INFO, af_xdp_logtype,
-		"%s(): port %u Rx queue %u: busy polling has no effect, the socket has no NAPI id (the kernel driver gives it no NAPI context); turned off, use busy_budget=0 to silence this\n",
-		__func__, rxq->port_id, rxq->queue_id);
+	AF_XDP_LOG_AT(rxq->busy_poll_asked ? RTE_LOG_WARNING : RTE_LOG_INFO,
+		      "port %u Rx queue %u: busy polling has no effect, the socket has no NAPI id (the kernel driver gives it no NAPI context); turned off, use busy_budget=0 to silence this",
+		      rxq->port_id, rxq->queue_id);
 }
 
 uint16_t
