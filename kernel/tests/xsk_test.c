@@ -20,13 +20,6 @@
 
 #include "xsk_test.h"
 
-#ifndef SOL_XDP
-#define SOL_XDP 283
-#endif
-#ifndef AF_XDP
-#define AF_XDP 44
-#endif
-
 /* --- feature detection ------------------------------------------------ */
 
 /* The value of enumerator @name of enum @type in @btf, or -ENOENT. */

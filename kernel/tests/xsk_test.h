@@ -14,6 +14,14 @@
 #include <linux/bpf.h>
 #include <linux/if_xdp.h>
 
+/* Older libc headers lack them. */
+#ifndef SOL_XDP
+#define SOL_XDP 283
+#endif
+#ifndef AF_XDP
+#define AF_XDP 44
+#endif
+
 /* Exit status of a test that cannot run here (meson: skipped). */
 #define EXIT_SKIP 77
 

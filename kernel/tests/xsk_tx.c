@@ -34,13 +34,6 @@
 
 #include "xsk_test.h"
 
-#ifndef SOL_XDP
-#define SOL_XDP 283
-#endif
-#ifndef AF_XDP
-#define AF_XDP 44
-#endif
-
 #define FRAMES		4096
 #define FRAME_SIZE	2048
 #define RING		2048
