@@ -21,10 +21,9 @@ import json
 import os
 import statistics
 import sys
-import time
 
 from afxdp_test import cleanup, env, reap
-from benchlib import icount, scenario
+from benchlib import icount, runlog, scenario
 
 # The targets (reported, never asserted)
 TARGETS = (
@@ -169,13 +168,7 @@ def main(argv):
     out = a.out or os.environ.get("AFXDP_VM_RESULTS") or "."
     logs = os.path.join(out, "logs")
     os.makedirs(logs, exist_ok=True)
-    logf = open(os.path.join(out, "icount.log"), "w")
-    t0 = time.monotonic()
-
-    def log(msg=""):
-        for line in str(msg).splitlines() or [""]:
-            logf.write("[%8.2f] %s\n" % (time.monotonic() - t0, line))
-        logf.flush()
+    log = runlog.open_log(os.path.join(out, "icount.log"))
     env.log = log
 
     cleanup.install()

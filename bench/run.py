@@ -33,7 +33,7 @@ import time
 # afxdp_test, the tests' library, comes from <top>/python (PYTHONPATH:
 # scripts/bench.sh and meson set it); benchlib from beside this file.
 from afxdp_test import cleanup, env, hugepages, reap
-from benchlib import machine, parse, report, scenario, stats
+from benchlib import machine, parse, report, runlog, scenario, stats
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(HERE)
@@ -243,13 +243,7 @@ def main(argv):
     out = os.path.abspath(a.out or os.path.join(TOP, "results", "bench-" + stamp))
     logs = os.path.join(out, "logs")
     os.makedirs(logs, exist_ok=True)
-    logf = open(os.path.join(out, "bench.log"), "w")
-    t0 = time.monotonic()
-
-    def log(msg=""):
-        for line in str(msg).splitlines() or [""]:
-            logf.write("[%8.2f] %s\n" % (time.monotonic() - t0, line))
-        logf.flush()
+    log = runlog.open_log(os.path.join(out, "bench.log"))
     env.log = log           # the test library's messages go to bench.log too
 
     cleanup.install()
@@ -348,7 +342,7 @@ def main(argv):
     print()
     print("\n".join(lines))
     print(msg if ok else "bench: " + msg)
-    logf.close()
+    log.close()
     return 1 if failed else 0
 
 
