@@ -163,6 +163,30 @@ static int rebind(struct sock_state *s, const struct xdt_umem *umem, int ifindex
 	return err;
 }
 
+/*
+ * Count a frame @s received at @data: another run's or out of range
+ * (foreign), a test frame seen before (dups), or ours, checked to come in
+ * order within the socket's life.  Returns true for ours, its number in @seq.
+ */
+static bool count_frame(struct sock_state *s, uint8_t *seen, const uint8_t *data, uint32_t len,
+			unsigned long count, unsigned long run_id, uint32_t *seq)
+{
+	if (!xdt_frame_parse(data, len, run_id, seq) || *seq >= count) {
+		s->foreign++;
+		return false;
+	}
+	if (seen[*seq]) {
+		s->dups++;
+		return false;
+	}
+	seen[*seq] = 1;
+	s->ours++;
+	if ((int64_t)*seq <= s->last_seq)
+		s->out_of_order++;
+	s->last_seq = *seq;
+	return true;
+}
+
 /* Take what @s received; the test frames' numbers are marked in @seen. */
 static uint32_t churn_take(struct sock_state *s, const struct xdt_umem *umem,
 			   uint8_t *seen, unsigned long count, unsigned long run_id)
@@ -175,18 +199,7 @@ static uint32_t churn_take(struct sock_state *s, const struct xdt_umem *umem,
 	for (k = 0; k < n; k++) {
 		const uint8_t *data = (uint8_t *)umem->area + descs[k].addr;
 
-		if (!xdt_frame_parse(data, descs[k].len, run_id, &seq) || seq >= count) {
-			s->foreign++;
-		} else if (seen[seq]) {
-			s->dups++;
-		} else {
-			seen[seq] = 1;
-			s->ours++;
-			/* in order within each socket's life */
-			if ((int64_t)seq <= s->last_seq)
-				s->out_of_order++;
-			s->last_seq = seq;
-		}
+		count_frame(s, seen, data, descs[k].len, count, run_id, &seq);
 		addrs[k] = descs[k].addr - descs[k].addr % FRAME_SIZE;
 	}
 	if (n && xdt_fill_addrs(&s->xsk.fill, addrs, n) != n)
@@ -502,20 +515,10 @@ int main(int argc, char **argv)
 				const struct xdt_umem *u = i == 2 ? &other_umem : &umem;
 				const uint8_t *data = (uint8_t *)u->area + descs[k].addr;
 
-				if (!xdt_frame_parse(data, descs[k].len, run_id, &seq) ||
-				    seq >= count) {
-					s->foreign++;
-				} else if (seen[seq]) {
-					s->dups++;
-				} else {
-					seen[seq] = 1;
-					s->ours++;
+				if (count_frame(s, seen, data, descs[k].len, count, run_id, &seq)) {
 					unique++;
 					if (expected_socket(sc, seq, switch_at) != i)
 						s->misplaced++;
-					if ((int64_t)seq <= s->last_seq)
-						s->out_of_order++;
-					s->last_seq = seq;
 				}
 				/* Back to the fill ring; the address keeps its offset. */
 				addrs[k] = descs[k].addr - descs[k].addr % FRAME_SIZE;
