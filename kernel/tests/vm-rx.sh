@@ -25,7 +25,9 @@
 # every frame delivered; then, on the same veth, transmit from sockets set
 # up as DPDK's drivers do (bound before the program, preferred busy
 # polling): one bound after the earlier socket's NAPI was deleted, one
-# under which the NAPI is replaced; and no kernel warning in the log.
+# under which the NAPI is replaced; frames to the peer's stack, as
+# xdp_frames, as skbs when they do not fit one in a page, and into the
+# backlog of a peer without NAPI; and no kernel warning in the log.
 #
 # Meant for the test VM (kernel/vm-run.sh); on another kernel the direct
 # scenarios report the feature absent and are skipped, unless --require.
@@ -348,6 +350,22 @@ tx_case() {
 	# The NAPI replaced under a socket that busy polls it (patch 15)
 	tx_run "zc: zero-copy Tx goes on when the queue's NAPI is replaced under the socket" \
 		--count 512 --spin 100 --as-dpdk --in-flight 8 --replace-prog --timeout 30
+	# No program on tb: its NAPI (GRO) gives the frames to its stack; the
+	# xdp_frames of patch 13 become skbs there, counted in rx_packets.
+	# Then frames too long for an xdp_frame in a page (MTU 3800, 3814
+	# bytes) go to tb's ring as skbs, and with GRO off to its backlog.
+	tx_run "zc: zero-copy Tx to the peer's stack (xdp_frames into skbs)" \
+		--count 512 --as-dpdk --in-flight 8 --peer-stack --len 1000 --timeout 30
+	if in_rx ip link set ta mtu 3800 && in_rx ip link set tb mtu 3800; then
+		tx_run "zc: zero-copy Tx of frames longer than an xdp_frame in a page (as skbs)" \
+			--count 512 --as-dpdk --in-flight 8 --peer-stack --len 3814 --timeout 30
+		in_rx ethtool -K tb gro off >/dev/null
+		tx_run "zc: zero-copy Tx to a peer without NAPI (its backlog)" \
+			--count 512 --as-dpdk --in-flight 8 --peer-stack --len 3814 --timeout 30
+	else
+		failed=$((failed + 1))
+		echo "FAIL zc: cannot set ta/tb's MTU to 3800"
+	fi
 	in_rx ip link del ta
 }
 

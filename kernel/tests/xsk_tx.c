@@ -2,6 +2,7 @@
 /*
  * xsk_tx --ifname IF --peer PEER --count N --run-id ID [--spin INSNS]
  *        [--timeout SEC] [--as-dpdk] [--in-flight N] [--replace-prog]
+ *        [--len BYTES] [--peer-stack]
  *
  * Zero-copy transmit into a slow peer: an AF_XDP socket bound to queue 0 of
  * veth IF in zero-copy mode (with need_wakeup) transmits test frames
@@ -27,6 +28,9 @@
  * --replace-prog detaches IF's program and attaches it again once half of
  * the frames have completed: veth then deletes the queue's NAPI and adds a
  * new one, with a new id, under the bound socket.
+ * --len sends frames of BYTES (default 64, at most a 4096-byte chunk).
+ * --peer-stack attaches no program to PEER: its NAPI (GRO on) hands the
+ * frames to its stack, and delivered is what PEER's rx_packets counted.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -45,7 +49,7 @@
 #include "xsk_test.h"
 
 #define FRAMES		4096
-#define FRAME_SIZE	2048
+#define FRAME_SIZE	4096
 #define RING		2048
 /* After the last completion, how long the peer may still be polling */
 #define SETTLE_NS	2000000000ull
@@ -167,7 +171,8 @@ static uint64_t counted(int counter)
 static void usage(const char *argv0)
 {
 	MSG("usage: %s --ifname IF --peer PEER --count N --run-id ID [--spin INSNS]"
-	    " [--timeout SEC] [--as-dpdk] [--in-flight N] [--replace-prog]\n", argv0);
+	    " [--timeout SEC] [--as-dpdk] [--in-flight N] [--replace-prog] [--len BYTES]"
+	    " [--peer-stack]\n", argv0);
 	exit(2);
 }
 
@@ -183,6 +188,8 @@ int main(int argc, char **argv)
 		{ "as-dpdk", no_argument, NULL, 'd' },
 		{ "in-flight", required_argument, NULL, 'f' },
 		{ "replace-prog", no_argument, NULL, 'R' },
+		{ "len", required_argument, NULL, 'l' },
+		{ "peer-stack", no_argument, NULL, 'S' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *ifname = NULL, *peer = NULL;
@@ -193,8 +200,9 @@ int main(int argc, char **argv)
 	uint32_t free_frames[FRAMES], nfree = 0, i;
 	long dropped_before, dropped;
 	void *area = MAP_FAILED;
-	bool ok, as_dpdk = false, replace_prog = false;
-	unsigned long in_flight = RING;
+	bool ok, as_dpdk = false, replace_prog = false, peer_stack = false;
+	unsigned long in_flight = RING, frame_len = XDT_FRAME_LEN;
+	long peer_rx_before = 0;
 	int rc = EXIT_FAILURE;
 
 	while ((opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
@@ -208,10 +216,13 @@ int main(int argc, char **argv)
 		case 'd': as_dpdk = true; break;
 		case 'f': in_flight = strtoul(optarg, NULL, 0); break;
 		case 'R': replace_prog = true; break;
+		case 'l': frame_len = strtoul(optarg, NULL, 0); break;
+		case 'S': peer_stack = true; break;
 		default: usage(argv[0]);
 		}
 	}
-	if (!ifname || !peer || !count || !run_id || !in_flight || in_flight > RING)
+	if (!ifname || !peer || !count || !run_id || !in_flight || in_flight > RING ||
+	    frame_len < XDT_FRAME_LEN || frame_len > FRAME_SIZE)
 		usage(argv[0]);
 	ifindex = xdt_ifindex(ifname);
 	peer_index = xdt_ifindex(peer);
@@ -222,12 +233,15 @@ int main(int argc, char **argv)
 
 	counter = xdt_counter_create();
 	peer_prog = xdt_prog_count_slow(counter, spin);
-	prog = xdt_prog_return(XDP_PASS);
+	/* Declared multi-buffer, as veth wants of a program on IF when PEER's
+	 * MTU is larger than a page holds
+	 */
+	prog = xdt_prog_return_frags(XDP_PASS);
 	if (counter < 0 || peer_prog < 0 || prog < 0) {
 		MSG("set-up failed\n");
 		goto out;
 	}
-	if (bpf_xdp_attach(peer_index, peer_prog, XDP_FLAGS_DRV_MODE, NULL) ||
+	if ((!peer_stack && bpf_xdp_attach(peer_index, peer_prog, XDP_FLAGS_DRV_MODE, NULL)) ||
 	    (!as_dpdk && bpf_xdp_attach(ifindex, prog, XDP_FLAGS_DRV_MODE, NULL))) {
 		MSG("attaching the programs: %s\n", strerror(errno));
 		goto out;
@@ -254,6 +268,7 @@ int main(int argc, char **argv)
 	for (i = 0; i < FRAMES; i++)
 		free_frames[nfree++] = i;
 	dropped_before = read_stat(ifname, "tx_dropped");
+	peer_rx_before = read_stat(peer, "rx_packets");
 
 	deadline = xdt_now_ns() + timeout_s * 1000000000ull;
 	while (completed < count && xdt_now_ns() < deadline) {
@@ -286,7 +301,7 @@ int main(int argc, char **argv)
 			xdt_frame_build((uint8_t *)area + (size_t)frame * FRAME_SIZE, run_id,
 					sent);
 			descs[(prod + n) & (RING - 1)] = (struct xdp_desc){
-				.addr = (uint64_t)frame * FRAME_SIZE, .len = XDT_FRAME_LEN,
+				.addr = (uint64_t)frame * FRAME_SIZE, .len = frame_len,
 			};
 		}
 		__atomic_store_n(tx.producer, prod + n, __ATOMIC_RELEASE);
@@ -305,7 +320,8 @@ int main(int argc, char **argv)
 	/* The last frames may still wait in the peer's ring */
 	last_change = xdt_now_ns();
 	while (xdt_now_ns() < last_change + SETTLE_NS) {
-		uint64_t now = counted(counter);
+		uint64_t now = peer_stack ? (uint64_t)(read_stat(peer, "rx_packets") -
+						       peer_rx_before) : counted(counter);
 
 		if (now != delivered) {
 			delivered = now;
