@@ -51,8 +51,8 @@ def options(argv):
                     help="comma-separated rows, run in that order, e.g. 'xdp-drop,io (c)'"
                          " (default all)")
     ap.add_argument("--same-veths", action="store_true",
-                    help="one topology for all rows, not one per row: shows zero-copy transmit"
-                         " failing after a copy-mode socket on the same veth")
+                    help="one topology for all rows, not one per row (rows after rows on the"
+                         " same veths, as testpmd restarted on them)")
     ap.add_argument("--out", default=None, help="results directory (default $AFXDP_VM_RESULTS)")
     a = ap.parse_args(argv)
     if a.rounds < 1 or a.cycle < 1 or a.cycles < 1 or a.warmup < 0:

@@ -10,7 +10,7 @@
 # bpf_redirect_map() and bpf_redirect_xsk(), each frame by frame and batched,
 # and of frames alternating between two sockets, next to XDP_DROP, with the
 # targets of the batched map path checked; see kernel/tests/xsk_bench.c.
-# --zero-copy binds the sockets with XDP_ZEROCOPY (veth, patches 11-14).
+# --zero-copy binds the sockets with XDP_ZEROCOPY (veth, patches 11-15).
 #
 # --testpmd measures DPDK instead (bench/icount.py, in the VM): guest
 # instructions per frame, generator and kernel included, of testpmd rxonly
@@ -22,7 +22,7 @@
 # generator's call while testpmd is stopped, then testpmd takes the frames
 # (bench/benchlib/icount.py); LIST picks rows, in its order ('io (c),
 # xdp-redirect'); --same-veths runs all rows on one topology instead of
-# veths per row (it shows zero-copy Tx failing after copy mode).
+# veths per row (as testpmd restarted on the same veths).
 # It needs the project built in DIR (default ./build: the plugin,
 # afxdp-gen, bench-xdp). --kernel boots BZIMAGE instead of the cached
 # image of kernel/patches (AFXDP_VM_KERNEL).

@@ -149,9 +149,10 @@ class IcountBench(scenario.Bench):
             c1["net_rx"][self.s.dut_cpu] - c0["net_rx"][self.s.dut_cpu])
         self.log("%s: %d frames sent" % (row["row"], sent))
 
-    # Each row on veths of its own (built in measure()): zero-copy transmit
-    # fails on a veth that had a copy-mode socket before (patched_kernel.rst,
-    # limits). same_veths builds them once, for all rows: it shows the failure.
+    # Each row on veths of its own (built in measure()), so that no row
+    # inherits another's state (before patches 12 and 15 zero-copy transmit
+    # stalled on a veth that had a socket before). same_veths builds them
+    # once, for all rows, as a user restarting testpmd on one veth would.
     def __enter__(self):
         return super().__enter__() if self.same_veths else self
 

@@ -15,14 +15,19 @@
 # kernel's batches), also with batching off (sysctl net.core.xsk_rx_batch=0)
 # and with threaded NAPI (skbs queue up between polls). zc runs the native
 # cases with the sockets in zero-copy mode (this kernel's veth, patches
-# 11-14): each frame is received into a buffer of the socket's pool. Then,
+# 11-15): each frame is received into a buffer of the socket's pool. Then,
 # in zc mode only: frames the program passes reach the stack intact (ping,
 # its data checked) while a pool is bound; a socket closed and bound again
 # and again while frames arrive; a pool on queue 0 of a two-queue veth
 # while queue 1 receives in copy mode; link down/up and deletion of the
 # peer under traffic, each followed by exact counts; zero-copy transmit
 # into a slow peer (xsk_tx, next to xsk_rx): every descriptor completed and
-# every frame delivered; and no kernel warning in the log.
+# every frame delivered; then, on the same veth, transmit from sockets set
+# up as DPDK's drivers do (bound before the program, preferred busy
+# polling): one bound after the earlier socket's NAPI was deleted, one
+# under which the NAPI is replaced; frames to the peer's stack, as
+# xdp_frames, as skbs when they do not fit one in a page, and into the
+# backlog of a peer without NAPI; and no kernel warning in the log.
 #
 # Meant for the test VM (kernel/vm-run.sh); on another kernel the direct
 # scenarios report the feature absent and are skipped, unless --require.
@@ -297,20 +302,34 @@ disrupt_case() {
 	run_case "$label, then exact counts" packet - --prog map --scenario single
 }
 
+# One run of xsk_tx on ta/tb: tx_run LABEL ARGS...
+tx_run() {
+	local label=$1 rc
+	shift
+	run_id=$((run_id + 1))
+	echo "=== $label"
+	in_rx taskset -c 0 "$xsk_tx" --ifname ta --peer tb --run-id "$run_id" "$@"
+	rc=$?
+	case "$rc" in
+	0) passed=$((passed + 1)); echo "PASS $label" ;;
+	*) failed=$((failed + 1)); echo "FAIL $label (status $rc)" ;;
+	esac
+}
+
 tx_case() {
 	local label="zc: zero-copy Tx into a slow peer (every descriptor completed, every frame delivered)"
-	local xsk_tx rc
+	local xsk_tx
 	xsk_tx=$(dirname "$xsk_rx")/xsk_tx
-	run_id=$((run_id + 1))
 	if [ ! -x "$xsk_tx" ]; then
 		echo "SKIP $label: no $xsk_tx"
 		skipped=$((skipped + 1))
 		return
 	fi
-	echo "=== $label"
 	# tb's NAPI in a thread on CPU 1, the sender on CPU 0: tb cannot keep
 	# up, its ring fills (in softirq on one CPU the two polls would take
-	# turns, and the ring never would)
+	# turns, and the ring never would). IPv6 is off in the namespace: no
+	# frame of tb's stack runs ta's NAPI, which would hide a transmit that
+	# nothing wakes up.
 	in_rx ip link add ta type veth peer name tb &&
 		in_rx ip link set ta up && in_rx ip link set tb up &&
 		in_rx ethtool -K tb gro on >/dev/null &&
@@ -321,13 +340,33 @@ tx_case() {
 		in_rx ip link del ta 2>/dev/null
 		return
 	}
-	in_rx taskset -c 0 "$xsk_tx" --ifname ta --peer tb --count 8192 --run-id "$run_id"
-	rc=$?
+	tx_run "$label" --count 8192
+	# The socket above was bound after ta's program, whose NAPI went with
+	# it: the next socket is bound while that NAPI's id names nothing, and
+	# sends a few frames at a time, each batch needing a wakeup or a busy
+	# poll of the live NAPI (patch 12 keeps the pool's id that one)
+	tx_run "zc: zero-copy Tx from a socket bound as DPDK binds it, on a veth that had a socket before" \
+		--count 512 --spin 100 --as-dpdk --in-flight 8 --timeout 30
+	# The NAPI replaced under a socket that busy polls it (patch 15)
+	tx_run "zc: zero-copy Tx goes on when the queue's NAPI is replaced under the socket" \
+		--count 512 --spin 100 --as-dpdk --in-flight 8 --replace-prog --timeout 30
+	# No program on tb: its NAPI (GRO) gives the frames to its stack; the
+	# xdp_frames of patch 13 become skbs there, counted in rx_packets.
+	# Then frames too long for an xdp_frame in a page (MTU 3800, 3814
+	# bytes) go to tb's ring as skbs, and with GRO off to its backlog.
+	tx_run "zc: zero-copy Tx to the peer's stack (xdp_frames into skbs)" \
+		--count 512 --as-dpdk --in-flight 8 --peer-stack --len 1000 --timeout 30
+	if in_rx ip link set ta mtu 3800 && in_rx ip link set tb mtu 3800; then
+		tx_run "zc: zero-copy Tx of frames longer than an xdp_frame in a page (as skbs)" \
+			--count 512 --as-dpdk --in-flight 8 --peer-stack --len 3814 --timeout 30
+		in_rx ethtool -K tb gro off >/dev/null
+		tx_run "zc: zero-copy Tx to a peer without NAPI (its backlog)" \
+			--count 512 --as-dpdk --in-flight 8 --peer-stack --len 3814 --timeout 30
+	else
+		failed=$((failed + 1))
+		echo "FAIL zc: cannot set ta/tb's MTU to 3800"
+	fi
 	in_rx ip link del ta
-	case "$rc" in
-	0) passed=$((passed + 1)); echo "PASS $label" ;;
-	*) failed=$((failed + 1)); echo "FAIL $label (status $rc)" ;;
-	esac
 }
 
 if [ "$mode" = zc ]; then

@@ -95,12 +95,13 @@ out:
 #define LD_MAP_FD(d, fd)	INSN(BPF_LD | BPF_DW | BPF_IMM, d, BPF_PSEUDO_MAP_FD, 0, fd)
 #define LD_IMM64_HIGH()		INSN(0, 0, 0, 0, 0)
 
-static int prog_load(const struct bpf_insn *insns, size_t n,
-		     enum bpf_attach_type attach_type, bool quiet)
+static int prog_load_flags(const struct bpf_insn *insns, size_t n,
+			   enum bpf_attach_type attach_type, bool quiet, __u32 prog_flags)
 {
 	static char log[16384];
 	LIBBPF_OPTS(bpf_prog_load_opts, opts,
 		.expected_attach_type = attach_type,
+		.prog_flags = prog_flags,
 		.log_buf = quiet ? NULL : log,
 		.log_size = quiet ? 0 : sizeof(log),
 		.log_level = quiet ? 0 : 1);
@@ -111,6 +112,12 @@ static int prog_load(const struct bpf_insn *insns, size_t n,
 	if (fd < 0 && !quiet)
 		MSG("program load failed: %s\n%s", strerror(-fd), log);
 	return fd;
+}
+
+static int prog_load(const struct bpf_insn *insns, size_t n,
+		     enum bpf_attach_type attach_type, bool quiet)
+{
+	return prog_load_flags(insns, n, attach_type, quiet, 0);
 }
 
 int xdt_prog_redirect(enum xdt_prog_kind kind, int map_fd, int flags,
@@ -328,6 +335,16 @@ int xdt_prog_return(int action)
 	};
 
 	return prog_load(insns, 2, BPF_XDP, false);
+}
+
+int xdt_prog_return_frags(int action)
+{
+	const struct bpf_insn insns[] = {
+		MOV64_IMM(BPF_REG_0, action),
+		EXIT(),
+	};
+
+	return prog_load_flags(insns, 2, BPF_XDP, false, BPF_F_XDP_HAS_FRAGS);
 }
 
 int xdt_prog_redirect_ifindex(int ifindex)

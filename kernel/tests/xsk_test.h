@@ -96,6 +96,10 @@ int xdt_prog_count_slow(int counter_fd, unsigned int spin);
 
 /* A program that returns @action. */
 int xdt_prog_return(int action);
+/* The same, declared for frames of several buffers (veth then allows a
+ * larger MTU on its peer).
+ */
+int xdt_prog_return_frags(int action);
 
 /* A program that redirects every frame to @ifindex with bpf_redirect(). */
 int xdt_prog_redirect_ifindex(int ifindex);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
  * xsk_tx --ifname IF --peer PEER --count N --run-id ID [--spin INSNS]
- *        [--timeout SEC]
+ *        [--timeout SEC] [--as-dpdk] [--in-flight N] [--replace-prog]
+ *        [--len BYTES] [--peer-stack]
  *
  * Zero-copy transmit into a slow peer: an AF_XDP socket bound to queue 0 of
  * veth IF in zero-copy mode (with need_wakeup) transmits test frames
@@ -17,6 +18,19 @@
  *
  * IF gets an XDP program too (XDP_PASS): a veth queue has a NAPI poll,
  * which transmits, only with one. Exit 0 when all holds, 1 when not.
+ *
+ * --as-dpdk sets the socket up as DPDK's AF_XDP drivers (and libxdp) do:
+ * bound before IF's program is attached, so before veth's NAPI exists, and
+ * with preferred busy polling, which makes the kernel skip the Tx wakeup
+ * whenever the socket has a NAPI id and run that NAPI's poll instead.
+ * --in-flight N keeps at most N descriptors uncompleted, so that every few
+ * frames need a wakeup (or a busy poll of the right NAPI) of their own.
+ * --replace-prog detaches IF's program and attaches it again once half of
+ * the frames have completed: veth then deletes the queue's NAPI and adds a
+ * new one, with a new id, under the bound socket.
+ * --len sends frames of BYTES (default 64, at most a 4096-byte chunk).
+ * --peer-stack attaches no program to PEER: its NAPI (GRO on) hands the
+ * frames to its stack, and delivered is what PEER's rx_packets counted.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -35,10 +49,13 @@
 #include "xsk_test.h"
 
 #define FRAMES		4096
-#define FRAME_SIZE	2048
+#define FRAME_SIZE	4096
 #define RING		2048
 /* After the last completion, how long the peer may still be polling */
 #define SETTLE_NS	2000000000ull
+/* --as-dpdk: the busy polling DPDK's drivers set by default */
+#define BUSY_POLL_USECS	20
+#define BUSY_POLL_BUDGET 64
 
 struct tx_ring {
 	uint32_t *producer, *consumer, *flags;
@@ -61,6 +78,24 @@ static int ring_map(int fd, struct tx_ring *r, const struct xdp_ring_offset *off
 	r->consumer = (uint32_t *)((char *)r->map + off->consumer);
 	r->flags = (uint32_t *)((char *)r->map + off->flags);
 	r->descs = (char *)r->map + off->desc;
+	return 0;
+}
+
+#ifndef SO_PREFER_BUSY_POLL
+#define SO_PREFER_BUSY_POLL 69
+#endif
+#ifndef SO_BUSY_POLL_BUDGET
+#define SO_BUSY_POLL_BUDGET 70
+#endif
+
+static int set_busy_poll(int fd)
+{
+	int prefer = 1, usecs = BUSY_POLL_USECS, budget = BUSY_POLL_BUDGET;
+
+	if (setsockopt(fd, SOL_SOCKET, SO_PREFER_BUSY_POLL, &prefer, sizeof(prefer)) ||
+	    setsockopt(fd, SOL_SOCKET, SO_BUSY_POLL, &usecs, sizeof(usecs)) ||
+	    setsockopt(fd, SOL_SOCKET, SO_BUSY_POLL_BUDGET, &budget, sizeof(budget)))
+		return -errno;
 	return 0;
 }
 
@@ -136,7 +171,8 @@ static uint64_t counted(int counter)
 static void usage(const char *argv0)
 {
 	MSG("usage: %s --ifname IF --peer PEER --count N --run-id ID [--spin INSNS]"
-	    " [--timeout SEC]\n", argv0);
+	    " [--timeout SEC] [--as-dpdk] [--in-flight N] [--replace-prog] [--len BYTES]"
+	    " [--peer-stack]\n", argv0);
 	exit(2);
 }
 
@@ -149,17 +185,24 @@ int main(int argc, char **argv)
 		{ "run-id", required_argument, NULL, 'r' },
 		{ "spin", required_argument, NULL, 's' },
 		{ "timeout", required_argument, NULL, 't' },
+		{ "as-dpdk", no_argument, NULL, 'd' },
+		{ "in-flight", required_argument, NULL, 'f' },
+		{ "replace-prog", no_argument, NULL, 'R' },
+		{ "len", required_argument, NULL, 'l' },
+		{ "peer-stack", no_argument, NULL, 'S' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *ifname = NULL, *peer = NULL;
 	unsigned long count = 0, run_id = 0, spin = 20000, timeout_s = 120;
 	uint64_t sent = 0, completed = 0, delivered = 0, last_change, deadline, kicks = 0;
 	struct tx_ring tx = { 0 }, cq = { 0 };
-	int opt, ifindex, peer_index, fd = -1, counter = -1, prog = -1, peer_prog = -1;
+	int opt, err, ifindex, peer_index, fd = -1, counter = -1, prog = -1, peer_prog = -1;
 	uint32_t free_frames[FRAMES], nfree = 0, i;
 	long dropped_before, dropped;
 	void *area = MAP_FAILED;
-	bool ok;
+	bool ok, as_dpdk = false, replace_prog = false, peer_stack = false;
+	unsigned long in_flight = RING, frame_len = XDT_FRAME_LEN;
+	long peer_rx_before = 0;
 	int rc = EXIT_FAILURE;
 
 	while ((opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
@@ -170,10 +213,16 @@ int main(int argc, char **argv)
 		case 'r': run_id = strtoul(optarg, NULL, 0); break;
 		case 's': spin = strtoul(optarg, NULL, 0); break;
 		case 't': timeout_s = strtoul(optarg, NULL, 0); break;
+		case 'd': as_dpdk = true; break;
+		case 'f': in_flight = strtoul(optarg, NULL, 0); break;
+		case 'R': replace_prog = true; break;
+		case 'l': frame_len = strtoul(optarg, NULL, 0); break;
+		case 'S': peer_stack = true; break;
 		default: usage(argv[0]);
 		}
 	}
-	if (!ifname || !peer || !count || !run_id)
+	if (!ifname || !peer || !count || !run_id || !in_flight || in_flight > RING ||
+	    frame_len < XDT_FRAME_LEN || frame_len > FRAME_SIZE)
 		usage(argv[0]);
 	ifindex = xdt_ifindex(ifname);
 	peer_index = xdt_ifindex(peer);
@@ -184,13 +233,16 @@ int main(int argc, char **argv)
 
 	counter = xdt_counter_create();
 	peer_prog = xdt_prog_count_slow(counter, spin);
-	prog = xdt_prog_return(XDP_PASS);
+	/* Declared multi-buffer, as veth wants of a program on IF when PEER's
+	 * MTU is larger than a page holds
+	 */
+	prog = xdt_prog_return_frags(XDP_PASS);
 	if (counter < 0 || peer_prog < 0 || prog < 0) {
 		MSG("set-up failed\n");
 		goto out;
 	}
-	if (bpf_xdp_attach(peer_index, peer_prog, XDP_FLAGS_DRV_MODE, NULL) ||
-	    bpf_xdp_attach(ifindex, prog, XDP_FLAGS_DRV_MODE, NULL)) {
+	if ((!peer_stack && bpf_xdp_attach(peer_index, peer_prog, XDP_FLAGS_DRV_MODE, NULL)) ||
+	    (!as_dpdk && bpf_xdp_attach(ifindex, prog, XDP_FLAGS_DRV_MODE, NULL))) {
 		MSG("attaching the programs: %s\n", strerror(errno));
 		goto out;
 	}
@@ -205,9 +257,18 @@ int main(int argc, char **argv)
 		MSG("zero-copy socket on %s queue 0: %s\n", ifname, strerror(-fd));
 		goto out;
 	}
+	if (as_dpdk) {
+		err = set_busy_poll(fd);
+		if (err || bpf_xdp_attach(ifindex, prog, XDP_FLAGS_DRV_MODE, NULL)) {
+			MSG("%s: %s\n", err ? "busy polling" : "attaching the program",
+			    strerror(err ? -err : errno));
+			goto out;
+		}
+	}
 	for (i = 0; i < FRAMES; i++)
 		free_frames[nfree++] = i;
 	dropped_before = read_stat(ifname, "tx_dropped");
+	peer_rx_before = read_stat(peer, "rx_packets");
 
 	deadline = xdt_now_ns() + timeout_s * 1000000000ull;
 	while (completed < count && xdt_now_ns() < deadline) {
@@ -224,13 +285,23 @@ int main(int argc, char **argv)
 		completed += cprod - ccons;
 		__atomic_store_n(cq.consumer, cprod, __ATOMIC_RELEASE);
 
+		if (replace_prog && completed >= count / 2) {
+			replace_prog = false;
+			if (bpf_xdp_detach(ifindex, XDP_FLAGS_DRV_MODE, NULL) ||
+			    bpf_xdp_attach(ifindex, prog, XDP_FLAGS_DRV_MODE, NULL)) {
+				MSG("replacing the program: %s\n", strerror(errno));
+				break;
+			}
+		}
+		if (room > in_flight - (sent - completed))
+			room = in_flight - (sent - completed);
 		for (n = 0; n < room && nfree && sent < count; n++, sent++) {
 			uint32_t frame = free_frames[--nfree];
 
 			xdt_frame_build((uint8_t *)area + (size_t)frame * FRAME_SIZE, run_id,
 					sent);
 			descs[(prod + n) & (RING - 1)] = (struct xdp_desc){
-				.addr = (uint64_t)frame * FRAME_SIZE, .len = XDT_FRAME_LEN,
+				.addr = (uint64_t)frame * FRAME_SIZE, .len = frame_len,
 			};
 		}
 		__atomic_store_n(tx.producer, prod + n, __ATOMIC_RELEASE);
@@ -249,7 +320,8 @@ int main(int argc, char **argv)
 	/* The last frames may still wait in the peer's ring */
 	last_change = xdt_now_ns();
 	while (xdt_now_ns() < last_change + SETTLE_NS) {
-		uint64_t now = counted(counter);
+		uint64_t now = peer_stack ? (uint64_t)(read_stat(peer, "rx_packets") -
+						       peer_rx_before) : counted(counter);
 
 		if (now != delivered) {
 			delivered = now;
@@ -265,7 +337,11 @@ int main(int argc, char **argv)
 	printf("# %lu sent, %lu completed, %lu delivered to %s, %ld in %s's tx_dropped"
 	       " (%lu wakeups)\n", (unsigned long)sent, (unsigned long)completed,
 	       (unsigned long)delivered, peer, dropped, ifname, (unsigned long)kicks);
-	if (delivered + dropped != count)
+	if (completed < count)
+		printf("# %lu of %lu descriptors never completed (%lu never placed in the"
+		       " Tx ring) within %lu s\n", (unsigned long)(count - completed), count,
+		       (unsigned long)(count - sent), timeout_s);
+	else if (delivered + dropped != count)
 		printf("# %ld frames lost without being counted\n",
 		       (long)count - (long)delivered - dropped);
 	printf("%s - zero-copy Tx into a slow peer: %lu/%lu delivered\n", ok ? "ok" : "not ok",

@@ -8,10 +8,11 @@ the first frame (SO_INCOMING_NAPI_ID, from the rxq the frame came through).
 What veth gives, measured: 6.18 (this host): no NAPI id, GRO on or off;
 6.12 (the vm suite's patched kernel) in copy mode: one (veth registers the
 XDP path's rxq when the program is attached, its NAPI added by then); 6.12
-in zero-copy mode: none unless veth's NAPI already runs at the bind (GRO
-on), as the pool's rxq takes veth's NAPI id at the bind, which the driver
-does before it attaches its program. The driver looks at the socket's NAPI
-id after the first frames and says which.
+in zero-copy mode: one, that of the queue's NAPI of the moment (patch 12
+keeps the pool's rxq naming it, though the driver binds before it attaches
+its program, when veth has no NAPI yet; before that fix: none unless GRO
+was on). The driver looks at the socket's NAPI id after the first frames
+and says which.
 
 For each row of RUNS, on a veth set up for preferred busy polling (its
 napi_defer_hard_irqs and gro_flush_timeout: the NAPI, once busy polled,
@@ -28,6 +29,9 @@ polling really ran. Checks:
     or the NAPI id, once;
   - with busy_budget=32 at level warning, where busy polling ran the driver
     gave no warning;
+  - in zero-copy mode (the patched kernel), at level info the driver names
+    the NAPI id: the socket has one whether or not veth's NAPI ran at the
+    bind;
   - the last row turns GRO on at the port's veth (its NAPI then runs from
     the moment it is up): on a kernel that gives a NAPI id then (6.12 and
     before), busy polling must run, in copy and in zero-copy mode
@@ -38,10 +42,9 @@ polling really ran. Checks:
 The level separates a warning from an info line: DPDK prints no level.
 
 Each row has a veth pair of its own, so that every socket binds to a veth
-that never had a program: a zero-copy socket takes veth's NAPI id at the
-bind, and on a veth used before that id may be the one of the NAPI deleted
-with the earlier program (seen once: NAPI id 11 on a reused veth, no frame
-busy polled; a fresh copy-mode veth showed the same, so not settled).
+that never had a program (before patches 12 and 15 a zero-copy socket on a
+reused veth busy polled the NAPI deleted with the earlier program, and its
+transmit stalled: vm-zc-crash_restart and kernel/tests' xsk_tx cover that).
 """
 
 import os
@@ -118,6 +121,9 @@ def one_run(t, net, dut, port, peer, devargs, level, shown, gro):
             env.log("    | %s" % ln)
         env.log("%s: the kernel's busy polling processed %d frames (BusyPollRxPackets)"
                 % (what, polled))
+        if level == "info" and env.socket_mode() == "zero-copy":
+            t.check(len(named) == 1, "%s: zero-copy: the pool names veth's NAPI, and the "
+                    "driver says %r" % (what, NAPI_TEXT))
         if gro and gro_gives_napi_id():
             t.check(polled > 0, "%s: veth's NAPI runs before the bind: busy polling ran "
                     "(BusyPollRxPackets +%d)" % (what, polled))
@@ -144,7 +150,7 @@ def main(t):
     with topo.Topology() as net:
         dut, gen = net.netns("dut"), net.netns("gen")
         # A veth pair per row: each socket binds to a veth that had no XDP
-        # program before (see STALE).
+        # program before (see the end of the docstring).
         for i, (devargs, level, shown, gro) in enumerate(RUNS):
             port, peer = net.veth(dut, "d%d" % i, gen, "g%d" % i)
             one_run(t, net, dut, port, peer, devargs, level, shown, gro)

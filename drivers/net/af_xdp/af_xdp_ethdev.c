@@ -588,9 +588,8 @@ setup_busy_poll(struct af_xdp_port *port, struct af_xdp_rx_queue *rxq)
 	 * The options succeed on every interface, but only do something where
 	 * the socket gets a NAPI id, which the kernel gives it with the first
 	 * frame: af_xdp_rx_check_busy_poll looks then.  veth gives one on some
-	 * kernels, not on others (6.12's XDP path: yes; 6.18's, and a 6.12
-	 * zero-copy socket bound before veth's NAPI exists: no), so it is
-	 * looked at, never assumed.
+	 * kernels, not on others (6.12's XDP path and the patched kernel's
+	 * zero-copy: yes; 6.18's: no), so it is looked at, never assumed.
 	 */
 	rxq->busy_poll = true;
 	rxq->busy_poll_asked = port->args.busy_budget_given;

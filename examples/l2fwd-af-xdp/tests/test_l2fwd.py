@@ -121,15 +121,7 @@ def main(t, mode):
 
         # No MAC updating, JSON statistics at the end only.
         what = "%s, no MAC updating" % mode
-        if mode == "dpdk" and env.socket_mode() == "zero-copy":
-            # A second forwarder on the same veths sends nothing in zero-copy
-            # mode on the patched kernel (its Tx ring is never consumed once an
-            # earlier zero-copy socket on the veth was closed): open kernel
-            # finding of 2026-12-01. Remove this when the kernel is fixed.
-            env.log("%s: not run in zero-copy mode (the patched veth's zero-copy Tx "
-                    "after an earlier socket closed sends nothing)" % what)
-        else:
-            no_mac_updating(t, net, mode, dut, p0, p1, h0, h1, count, peers, what)
+        no_mac_updating(t, net, mode, dut, p0, p1, h0, h1, count, peers, what)
         jumbo(t, net, mode, dut, p0, h0, p1, h1, a, b, peers)
 
 
