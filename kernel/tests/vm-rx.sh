@@ -344,7 +344,7 @@ tx_case() {
 	# The socket above was bound after ta's program, whose NAPI went with
 	# it: the next socket is bound while that NAPI's id names nothing, and
 	# sends a few frames at a time, each batch needing a wakeup or a busy
-	# poll of the live NAPI (patch 12 keeps the pool's id that one)
+	# poll of the live NAPI (patch 12 keeps the pool naming that one)
 	tx_run "zc: zero-copy Tx from a socket bound as DPDK binds it, on a veth that had a socket before" \
 		--count 512 --spin 100 --as-dpdk --in-flight 8 --timeout 30
 	# The NAPI replaced under a socket that busy polls it (patch 15)
