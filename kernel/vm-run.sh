@@ -15,6 +15,15 @@
 #   124  the VM did not end within AFXDP_VM_TIMEOUT seconds (killed)
 #   125  the VM ended without the script's status (kernel panic, crash)
 #
+# One guest death is not the job's: qemu's multi-threaded TCG can run a stale
+# translation of kernel text that another vCPU has just patched (the kernel's
+# int3-based text_poke_bp(): static calls, static keys, the BPF dispatcher at
+# each XDP program change), and the guest then dies of an int3 that its memory
+# no longer holds. vm-run.sh recognises exactly that oops (an int3 in kernel
+# mode whose Code: line shows no int3 before the trapping address), says so,
+# and boots the job once more with single-threaded TCG, where one vCPU runs at
+# a time; a second death of any kind is the job's (125).
+#
 # Inside the guest: /proc, /sys, /sys/fs/bpf, devtmpfs on /dev, tmpfs on
 # /run, /tmp and /dev/shm, hugetlbfs on /dev/hugepages with
 # AFXDP_VM_HUGEPAGES 2 MB pages reserved, lo up. Everything else is the host's
@@ -34,12 +43,16 @@
 #   AFXDP_VM_ALLOW_KERNEL_WARN=1  do not fail a job during which the kernel
 #                       logged a WARNING or BUG (by default that turns a
 #                       successful status into 1; dmesg.txt in the results)
+#   AFXDP_VM_TCG        multi (default: a host thread per vCPU) or single (one
+#                       host thread runs the vCPUs in turn: slower, but no
+#                       vCPU ever runs code another is patching)
 #   AFXDP_VM_ICOUNT     run with -icount shift=<value> (single-threaded TCG):
 #                       guest time then counts guest instructions (2^shift ns
 #                       each) instead of following the host's clock, which
 #                       makes timings independent of the host's load
 # In the guest, AFXDP_VM_IMAGE is the path of the image booted (the cache
-# keeps what was built with it in the same directory: test_progs).
+# keeps what was built with it in the same directory: test_progs), and
+# AFXDP_VM_TCG says how the vCPUs are emulated (multi or single).
 #
 # The VM always ends: qemu runs with -no-reboot and the kernel with panic=-1
 # (a panic reboots, which ends qemu), the guest's init powers off after the
@@ -85,10 +98,16 @@ done
 timeout_s=${AFXDP_VM_TIMEOUT:-1200}
 cpus=${AFXDP_VM_CPUS:-2}
 mem=${AFXDP_VM_MEM:-2G}
+tcg=${AFXDP_VM_TCG:-multi}
+case "$tcg" in
+multi | single) ;;
+*) die "AFXDP_VM_TCG must be multi or single, not '$tcg'" ;;
+esac
+[ -n "${AFXDP_VM_ICOUNT:-}" ] && tcg=single
 
 work=$(mktemp -d /tmp/afxdp-vm.XXXXXX) || die "cannot create a temporary directory"
 share=$work/share
-mkdir -p "$share/results"
+mkdir -p "$share"
 qpid=
 
 cleanup() {
@@ -102,12 +121,6 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-# The AFXDP_* environment and PYTHONPATH, for the guest's init and the job;
-# the image's directory also holds what was built with it (test_progs).
-export AFXDP_VM_IMAGE=$image
-env | grep -E '^(AFXDP_[A-Za-z0-9_]*|PYTHONPATH)=' | while IFS= read -r kv; do
-	echo "export $(printf %q "$kv")"
-done >"$share/env.sh"
 # The job: run from the current directory.
 {
 	echo "cd $(printf %q "$PWD") || exit 126"
@@ -120,35 +133,60 @@ echo "${AFXDP_VM_HUGEPAGES:-256}" >"$share/hugepages"
 init=$KERNEL_DIR/vm-init.sh
 [ -x "$init" ] || die "$init is missing or not executable"
 
-# shellcheck disable=SC2054 # commas belong to qemu options
-accel=(-accel tcg,thread=multi)
-if [ -n "${AFXDP_VM_ICOUNT:-}" ]; then
-	# shellcheck disable=SC2054
-	accel=(-accel tcg,thread=single -icount "shift=$AFXDP_VM_ICOUNT,sleep=on")
-fi
-
 cmdline="console=ttyS0 root=hostroot rootfstype=9p"
 cmdline+=" rootflags=trans=virtio,version=9p2000.L,msize=262144 ro"
 cmdline+=" init=$init panic=-1 oops=panic loglevel=4 quiet"
 
-touch "$work/console.log"
-timeout -k 10 "$timeout_s" "$qemu" \
-	"${accel[@]}" -cpu max -smp "$cpus" -m "$mem" \
-	-nodefaults -no-user-config -display none -no-reboot \
-	-kernel "$image" -append "$cmdline" \
-	-serial "file:$work/console.log" \
-	-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap" \
-	-virtfs "local,path=$share,mount_tag=results,security_model=none,multidevs=remap" \
-	</dev/null >"$work/qemu.log" 2>&1 &
-qpid=$!
+# Boot the VM once, with TCG as $tcg says, and wait for it to end: qemu's
+# status in qrc, the guest's console in $work/console.log (also shown).
+boot_vm() {
+	local accel tail_pid
 
-# In the background: a signal must reach the traps while we wait.
-tail -n +1 -f --pid="$qpid" "$work/console.log" | tr -d '\r' &
-tail_pid=$!
-wait "$qpid"
-qrc=$?
-qpid=
-wait "$tail_pid"
+	rm -rf "$share/results" "$share/rc"
+	mkdir -p "$share/results"
+	# The AFXDP_* environment and PYTHONPATH, for the guest's init and the
+	# job; the image's directory also holds what was built with it.
+	export AFXDP_VM_IMAGE=$image AFXDP_VM_TCG=$tcg
+	env | grep -E '^(AFXDP_[A-Za-z0-9_]*|PYTHONPATH)=' | while IFS= read -r kv; do
+		echo "export $(printf %q "$kv")"
+	done >"$share/env.sh"
+
+	# shellcheck disable=SC2054 # commas belong to qemu options
+	accel=(-accel "tcg,thread=$tcg")
+	if [ -n "${AFXDP_VM_ICOUNT:-}" ]; then
+		# shellcheck disable=SC2054
+		accel+=(-icount "shift=$AFXDP_VM_ICOUNT,sleep=on")
+	fi
+
+	: >"$work/console.log"
+	timeout -k 10 "$timeout_s" "$qemu" \
+		"${accel[@]}" -cpu max -smp "$cpus" -m "$mem" \
+		-nodefaults -no-user-config -display none -no-reboot \
+		-kernel "$image" -append "$cmdline" \
+		-serial "file:$work/console.log" \
+		-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap" \
+		-virtfs "local,path=$share,mount_tag=results,security_model=none,multidevs=remap" \
+		</dev/null >"$work/qemu.log" 2>&1 &
+	qpid=$!
+
+	# In the background: a signal must reach the traps while we wait.
+	tail -n +1 -f --pid="$qpid" "$work/console.log" | tr -d '\r' &
+	tail_pid=$!
+	wait "$qpid"
+	qrc=$?
+	qpid=
+	wait "$tail_pid"
+}
+
+boot_vm
+if [ "$tcg" = multi ] && [ ! -s "$share/rc" ] && where=$(awk -f "$KERNEL_DIR/stale-int3.awk" "$work/console.log"); then
+	echo "vm-run: the guest died of an int3 its memory no longer holds, at $where:" \
+		"qemu's multi-threaded TCG ran a stale translation of kernel text patched" \
+		"by another vCPU (see kernel/README.md); booting the job again, once," \
+		"with single-threaded TCG" >&2
+	tcg=single
+	boot_vm
+fi
 
 if [ -n "${AFXDP_VM_RESULTS_DIR:-}" ]; then
 	mkdir -p "$AFXDP_VM_RESULTS_DIR" &&
