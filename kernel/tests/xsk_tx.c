@@ -344,8 +344,8 @@ int main(int argc, char **argv)
 	else if (delivered + dropped != count)
 		printf("# %ld frames lost without being counted\n",
 		       (long)count - (long)delivered - dropped);
-	printf("%s - zero-copy Tx into a slow peer: %lu/%lu delivered\n", ok ? "ok" : "not ok",
-	       (unsigned long)delivered, count);
+	printf("%s - zero-copy Tx from %s to %s's %s: %lu/%lu delivered\n", ok ? "ok" : "not ok",
+	       ifname, peer, peer_stack ? "stack" : "program", (unsigned long)delivered, count);
 	rc = ok ? EXIT_SUCCESS : EXIT_FAILURE;
 out:
 	bpf_xdp_detach(ifindex, XDP_FLAGS_DRV_MODE, NULL);
