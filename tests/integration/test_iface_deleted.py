@@ -14,7 +14,7 @@ would under a running application:
 
 import time
 
-from afxdp_test import env, hosts, runner, testpmd, topo, traffic
+from afxdp_test import hosts, runner, testpmd, topo, traffic
 
 RATE = 2000              # frames/s from h1 through p1 and out of p0
 LSC = r"Port 0: link state change event"

@@ -12,9 +12,6 @@ must say the new status. Afterwards ping a->b passes (forwarding resumed),
 the events number exactly 2 x FLAPS, and port 1 never saw an event.
 """
 
-import re
-import time
-
 from afxdp_test import env, hosts, runner, testpmd, topo, traffic
 
 FLAPS = 20

@@ -15,7 +15,7 @@ kernel, not to port 0; `port start 0` joins the attachment again; after quit
 no XDP program is left.
 """
 
-from afxdp_test import dpdk_output, env, runner, testpmd, topo, traffic
+from afxdp_test import dpdk_output, runner, testpmd, topo, traffic
 
 QUEUES = 2
 FLOWS = 32
