@@ -18,6 +18,11 @@ and two dpdk ports, net_af_xdp0/1 on p0/p1, between the hosts a and b.
    refusal at queue setup, naming the frames the mempool holds and the data
    room needed, and the Interface shows an error. Back to MTU, the ports come
    back and full-size pings pass.
+   With AFXDP_SOCKET_MODE=zero-copy (vm-zc-ovs, the patched kernel's veth)
+   the sockets of step 1 are zero-copy (the driver's footprint lines in
+   OVS's log); from MTU 2500 on OVS asks for the scatter offload, the
+   driver binds multi-buffer sockets, and veth's zero-copy, which has no
+   multi-buffer, binds them in copy mode.
 4. `ovs-appctl exit` (what ovs-ctl stop does): ovs-vswitchd stops the ports
    without closing them and exits 0; the driver gives both interfaces back
    their promiscuous state at exit (OVS turned it on), and no XDP program is
@@ -35,6 +40,8 @@ MTU = 2500                   # OVS's mempool: 3200-byte data room, frames up to 
 TOO_BIG = 3000               # the same mempool size, and 3014-byte frames
 PINGS = 3
 WAIT = 60                    # only against a hang
+# The driver's footprint line of each socket (log level info), its mode
+SOCKET_LINE = re.compile(r"socket on (\S+) queue \d+, (zero-copy|copy) mode(, multi-buffer)?")
 TOO_BIG_REFUSAL = re.compile(
     r"net_af_xdp\d: Rx queue setup refused: the mempool \S+ of Rx queue 0 holds frames of at "
     r"most 2944 bytes .* MTU %d needs %d; give the queue mbufs with a data room of at least %d "
@@ -140,14 +147,34 @@ def too_big(t, o, names, a, hosts_ifc):
     full_size_ping(t, a, MTU, "back at MTU %d" % MTU)
 
 
+def check_socket_modes(t, o, ports):
+    """With AFXDP_SOCKET_MODE set, every socket opened so far on each port is
+    in that mode (copy: force_copy=1 in the devargs, see main)."""
+    want = env.socket_mode()
+    if want is None:
+        return
+    # OVS asks for the scatter offload above MTU 1500: the driver binds
+    # multi-buffer sockets, which veth's zero-copy does not take
+    allowed = {want, "copy, multi-buffer"} if want == "zero-copy" else {want}
+    modes = {}
+    for iface, mode, multi_buffer in SOCKET_LINE.findall(o.log()):
+        modes.setdefault(iface, []).append(mode + multi_buffer)
+    for p in ports:
+        got = modes.get(p.name, [])
+        t.check(got and got[0] == want and set(got) <= allowed,
+                "modes of %s's sockets, in order (AFXDP_SOCKET_MODE=%s): %s"
+                % (p.name, want, got))
+
+
 def main(t):
     if env.is_stock():
         raise env.Skip("the OVS test runs OVS over our plugin (AFXDP_PLUGIN)")
     ovs.check_installed()
     with topo.Topology() as net, hugepages.HugePages(HUGEPAGES) as hp:
         dut, a, b, p0, h0, p1, h1 = hosts.two_hosts(net)
-        extra = ("--no-pci -d %s --vdev net_af_xdp0,iface=%s --vdev net_af_xdp1,iface=%s "
-                 "--log-level=pmd.net.af_xdp:info" % (env.plugin(), p0.name, p1.name))
+        copy = ",force_copy=1" if env.socket_mode() == "copy" else ""
+        extra = ("--no-pci -d %s --vdev net_af_xdp0,iface=%s%s --vdev net_af_xdp1,iface=%s%s "
+                 "--log-level=pmd.net.af_xdp:info" % (env.plugin(), p0.name, copy, p1.name, copy))
         config = {"dpdk-init": "true", "dpdk-socket-mem": "512", "dpdk-hugepage-dir": hp.mount,
                   "pmd-cpu-mask": "0x2", "per-port-memory": "true",
                   "dpdk-extra": '"%s"' % extra}
@@ -163,6 +190,7 @@ def main(t):
             hosts.tcp_transfer(t, a, b)
 
             mtu_change(t, o, names, (p0, p1), (h0, h1), a, b)
+            check_socket_modes(t, o, (p0, p1))
             too_big(t, o, names, a, (h0, h1))
 
             t.check("PROMISC" in p0.link().get("flags", []), "OVS turned promiscuous mode on")
