@@ -148,8 +148,10 @@ def too_big(t, o, names, a, hosts_ifc):
 
 
 def check_socket_modes(t, o, ports):
-    """With AFXDP_SOCKET_MODE set, every socket opened so far on each port is
-    in that mode (copy: force_copy=1 in the devargs, see main)."""
+    """With AFXDP_SOCKET_MODE set, each port's first socket is in that mode
+    and so is every later one, but for multi-buffer sockets in zero-copy
+    mode, which veth binds in copy mode (copy: force_copy=1 in the devargs,
+    see main)."""
     want = env.socket_mode()
     if want is None:
         return
