@@ -154,6 +154,22 @@ class Startup(unittest.TestCase):
         self.assertIsNone(s["rx_build"])
 
 
+class SocketModes(unittest.TestCase):
+    def test_ours_io(self):
+        self.assertEqual(dpdk_output.socket_modes(data("ours-io.txt")),
+                         {"axc1faf0d0": [("copy", False)], "axc1faf0d1": [("copy", False)]})
+
+    def test_in_order_with_multi_buffer(self):
+        line = ("net_af_xdp0: queue 0: socket on p0 queue 0, %s; rings rx 2048, fill 2048, "
+                "tx 2048, completion 2048 (97 KiB mapped)\n")
+        text = line % "zero-copy mode" + line % "copy mode, multi-buffer"
+        self.assertEqual(dpdk_output.socket_modes(text),
+                         {"p0": [("zero-copy", False), ("copy", True)]})
+
+    def test_stock_has_none(self):
+        self.assertEqual(dpdk_output.socket_modes(data("stock-rxonly.txt")), {})
+
+
 class Tools(unittest.TestCase):
     def test_gen_json_last_line(self):
         out = data("gen.out")

@@ -191,6 +191,21 @@ def startup(text):
     return info
 
 
+# Our driver's footprint line of each socket (log level info)
+_SOCKET = re.compile(r"socket on (\S+) queue \d+, (zero-copy|copy) mode(, multi-buffer)?")
+
+
+def socket_modes(text):
+    """{interface: [(mode, multi_buffer), ...]}: each socket our driver
+    opened on it, in order, "zero-copy" or "copy" and whether it is bound
+    for multi-buffer frames, from the driver's footprint lines (log level
+    info), whichever app (testpmd, l2fwd, OVS) logged them."""
+    modes = {}
+    for iface, mode, multi_buffer in _SOCKET.findall(text):
+        modes.setdefault(iface, []).append((mode, bool(multi_buffer)))
+    return modes
+
+
 _NOISE = re.compile(r"^(EAL: (Detected|Multi-process socket|Selected IOVA|Physical addresses)|"
                     r"testpmd: (create a new mbuf pool|preferred mempool ops)|libbpf: elf: skipping)")
 

@@ -25,7 +25,7 @@ import signal
 import subprocess
 import time
 
-from . import cleanup, env, testpmd
+from . import cleanup, dpdk_output, env, testpmd
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -35,9 +35,6 @@ READY = re.compile(r"^(l2fwd-af-xdp|l2fwd-xdp): forwarding", re.M)
 DPDK_L2FWD_READY = re.compile(r"^L2FWD: entering main loop on lcore", re.M)
 READY_TIMEOUT = 60          # EAL init and port start on a shared machine
 STOP_TIMEOUT = 30           # only against a hang: no timing is asserted
-
-# The driver's footprint line of each socket (at log level info), its mode.
-_SOCKET_MODE = re.compile(r"socket on (\S+) queue \d+, (zero-copy|copy) mode")
 
 # One row of the text statistics: port, name (may hold spaces), rx, tx,
 # dropped, rx-Mpps, tx-Mpps.
@@ -153,10 +150,8 @@ class Forwarder:
     def socket_modes(self):
         """{interface: the modes of its sockets}, from the driver's footprint
         lines (log level info)."""
-        modes = {}
-        for iface, mode in _SOCKET_MODE.findall(self.output()):
-            modes.setdefault(iface, set()).add(mode)
-        return modes
+        return {iface: {mode for mode, _ in sockets}
+                for iface, sockets in dpdk_output.socket_modes(self.output()).items()}
 
     def check_zero_copy(self):
         """Each interface of zero_copy_ifaces has sockets, all in zero-copy

@@ -33,15 +33,13 @@ import os
 import re
 import time
 
-from afxdp_test import env, hosts, hugepages, ovs, runner, topo
+from afxdp_test import dpdk_output, env, hosts, hugepages, ovs, runner, topo
 
 HUGEPAGES = 300              # dpdk-socket-mem 512 MB plus EAL's own
 MTU = 2500                   # OVS's mempool: 3200-byte data room, frames up to 2944
 TOO_BIG = 3000               # the same mempool size, and 3014-byte frames
 PINGS = 3
 WAIT = 60                    # only against a hang
-# The driver's footprint line of each socket (log level info), its mode
-SOCKET_LINE = re.compile(r"socket on (\S+) queue \d+, (zero-copy|copy) mode(, multi-buffer)?")
 TOO_BIG_REFUSAL = re.compile(
     r"net_af_xdp\d: Rx queue setup refused: the mempool \S+ of Rx queue 0 holds frames of at "
     r"most 2944 bytes .* MTU %d needs %d; give the queue mbufs with a data room of at least %d "
@@ -158,11 +156,10 @@ def check_socket_modes(t, o, ports):
     # OVS asks for the scatter offload above MTU 1500: the driver binds
     # multi-buffer sockets, which veth's zero-copy does not take
     allowed = {want, "copy, multi-buffer"} if want == "zero-copy" else {want}
-    modes = {}
-    for iface, mode, multi_buffer in SOCKET_LINE.findall(o.log()):
-        modes.setdefault(iface, []).append(mode + multi_buffer)
+    modes = dpdk_output.socket_modes(o.log())
     for p in ports:
-        got = modes.get(p.name, [])
+        got = [mode + (", multi-buffer" if multi_buffer else "")
+               for mode, multi_buffer in modes.get(p.name, [])]
         t.check(got and got[0] == want and set(got) <= allowed,
                 "modes of %s's sockets, in order (AFXDP_SOCKET_MODE=%s): %s"
                 % (p.name, want, got))
