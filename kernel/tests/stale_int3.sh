@@ -32,18 +32,15 @@ check_consoles() {
 }
 
 check_rerun() {
-	local vm=$1 obj=$2 log rc
-	log=$(mktemp) || return 1
-	AFXDP_VM_TCG=multi AFXDP_VM_TIMEOUT=400 "$vm" "$here/vm-text-poke.sh" "$obj" 120 >"$log" 2>&1
+	local vm=$1 obj=$2 out rc
+	out=$(AFXDP_VM_TCG=multi AFXDP_VM_TIMEOUT=400 "$vm" "$here/vm-text-poke.sh" "$obj" 120 2>&1)
 	rc=$?
-	grep -E 'Oops|RIP: 0010|^vm-run:|program changes' "$log"
 	if [ "$rc" = 77 ]; then
-		cat "$log"
-		rm -f "$log"
+		echo "$out"
 		return 77
 	fi
-	if ! grep -q 'booting the job again' "$log"; then
-		rm -f "$log"
+	grep -E 'Oops|RIP: 0010|^vm-run:|program changes' <<<"$out"
+	if ! grep -q 'booting the job again' <<<"$out"; then
 		if [ "$rc" = 0 ]; then
 			echo "SKIP: no stale int3 in 120 s of program changes under multi-threaded TCG (this qemu did not make one)"
 			return 77
@@ -51,12 +48,10 @@ check_rerun() {
 		echo "FAIL: vm-run.sh status $rc without a second boot"
 		return 1
 	fi
-	if ! grep -q 'program changes with AFXDP_VM_TCG=single' "$log"; then
+	if ! grep -q 'program changes with AFXDP_VM_TCG=single' <<<"$out"; then
 		echo "FAIL: the second boot did not run the job with single-threaded TCG (status $rc)"
-		rm -f "$log"
 		return 1
 	fi
-	rm -f "$log"
 	[ "$rc" = 0 ] || { echo "FAIL: vm-run.sh status $rc after the second boot"; return 1; }
 	echo "ok: the stale int3 ended the first boot, the second ran the job and vm-run.sh returned 0"
 }
