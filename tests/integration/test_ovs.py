@@ -33,7 +33,7 @@ import os
 import re
 import time
 
-from afxdp_test import dpdk_output, env, hosts, hugepages, ovs, runner, topo
+from afxdp_test import dpdk_output, env, hosts, hugepages, ovs, runner, testpmd, topo
 
 HUGEPAGES = 300              # dpdk-socket-mem 512 MB plus EAL's own
 MTU = 2500                   # OVS's mempool: 3200-byte data room, frames up to 2944
@@ -147,22 +147,22 @@ def too_big(t, o, names, a, hosts_ifc):
 
 def check_socket_modes(t, o, ports):
     """With AFXDP_SOCKET_MODE set, each port's first socket is in that mode
-    and so is every later one, but for multi-buffer sockets in zero-copy
-    mode, which veth binds in copy mode (copy: force_copy=1 in the devargs,
-    see main)."""
+    (copy: force_copy=1 in the devargs, testpmd.with_socket_mode), and so is
+    every later one, but for multi-buffer sockets: OVS asks for the scatter
+    offload above MTU 1500, and veth's zero-copy, which has no multi-buffer,
+    binds those in copy mode."""
     want = env.socket_mode()
     if want is None:
         return
-    # OVS asks for the scatter offload above MTU 1500: the driver binds
-    # multi-buffer sockets, which veth's zero-copy does not take
-    allowed = {want, "copy, multi-buffer"} if want == "zero-copy" else {want}
     modes = dpdk_output.socket_modes(o.log())
     for p in ports:
-        got = [mode + (", multi-buffer" if multi_buffer else "")
-               for mode, multi_buffer in modes.get(p.name, [])]
-        t.check(got and got[0] == want and set(got) <= allowed,
+        sockets = modes.get(p.name, [])
+        t.check(sockets and sockets[0] == (want, False)
+                and all(mode == ("copy" if multi_buffer else want)
+                        for mode, multi_buffer in sockets),
                 "modes of %s's sockets, in order (AFXDP_SOCKET_MODE=%s): %s"
-                % (p.name, want, got))
+                % (p.name, want, [mode + (", multi-buffer" if multi_buffer else "")
+                                  for mode, multi_buffer in sockets]))
 
 
 def main(t):
@@ -171,9 +171,10 @@ def main(t):
     ovs.check_installed()
     with topo.Topology() as net, hugepages.HugePages(HUGEPAGES) as hp:
         dut, a, b, p0, h0, p1, h1 = hosts.two_hosts(net)
-        copy = ",force_copy=1" if env.socket_mode() == "copy" else ""
-        extra = ("--no-pci -d %s --vdev net_af_xdp0,iface=%s%s --vdev net_af_xdp1,iface=%s%s "
-                 "--log-level=pmd.net.af_xdp:info" % (env.plugin(), p0.name, copy, p1.name, copy))
+        vdevs = [testpmd.with_socket_mode("net_af_xdp%d,iface=%s" % (i, p.name))
+                 for i, p in enumerate((p0, p1))]
+        extra = ("--no-pci -d %s --vdev %s --vdev %s --log-level=pmd.net.af_xdp:info"
+                 % (env.plugin(), vdevs[0], vdevs[1]))
         config = {"dpdk-init": "true", "dpdk-socket-mem": "512", "dpdk-hugepage-dir": hp.mount,
                   "pmd-cpu-mask": "0x2", "per-port-memory": "true",
                   "dpdk-extra": '"%s"' % extra}
