@@ -133,7 +133,11 @@ def run(fn, name, description):
         else:
             rc, reason = EXIT_PASS, "all checks passed"
     except env.Skip as e:
-        rc, reason = EXIT_SKIP, str(e)
+        # A check that failed before the skip still fails the test.
+        if t.failures:
+            rc, reason = EXIT_FAIL, "; ".join(t.failures) + " (then skipped: %s)" % e
+        else:
+            rc, reason = EXIT_SKIP, str(e)
     except env.Failure as e:
         rc, reason = EXIT_FAIL, "; ".join(t.failures) if t.failures else str(e).splitlines()[0]
         if not t.failures:
