@@ -28,6 +28,7 @@
  *   af_xdp_mp.c       secondary processes: socket fds for statistics
  *   af_xdp_cni.c      the AF_XDP device plugin for Kubernetes (use_cni)
  *   af_xdp_log.c      the log type
+ *   af_xdp_version.c  which DPDK releases may run the plugin
  *   af_xdp_ring.h     the userspace side of one AF_XDP ring
  *   af_xdp_bpf_abi.h  what the built-in XDP programs and the driver share
  *   af_xdp_compat.h   where the DPDK releases it builds against differ

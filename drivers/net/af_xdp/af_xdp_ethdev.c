@@ -28,7 +28,6 @@
 #include <rte_ethdev.h>
 #include <rte_malloc.h>
 #include <rte_string_fns.h>
-#include <rte_version.h>
 
 #include "af_xdp.h"
 #include "af_xdp_iface.h"
@@ -41,6 +40,7 @@
 #include "af_xdp_stats.h"
 #include "af_xdp_tx.h"
 #include "af_xdp_umem.h"
+#include "af_xdp_version.h"
 
 #ifndef SO_PREFER_BUSY_POLL
 #define SO_PREFER_BUSY_POLL 69
@@ -50,9 +50,6 @@
 #endif
 /* How long the kernel may busy poll per syscall, in microseconds. */
 #define AF_XDP_BUSY_POLL_USECS 20
-
-static const char built_for[] = RTE_STR(RTE_VER_YEAR) "." RTE_STR(RTE_VER_MONTH) "."
-				RTE_STR(RTE_VER_MINOR);
 
 static struct af_xdp_port *
 port_of(struct rte_eth_dev *dev)
@@ -972,20 +969,6 @@ probe_secondary(struct rte_vdev_device *vdev, const char *name)
 	return 0;
 }
 
-static bool
-dpdk_matches_build(void)
-{
-	char running[32];
-
-	snprintf(running, sizeof(running), "%u.%02u.%u", rte_version_year(),
-		 rte_version_month(), rte_version_minor());
-	if (strcmp(running, built_for) == 0)
-		return true;
-	AF_XDP_LOG(ERR, "%s was built for DPDK %s but this is DPDK %s: driver interfaces are internal and change between releases; rebuild it against DPDK %s",
-		   AF_XDP_PROJECT, built_for, running, running);
-	return false;
-}
-
 /* Checks of the devargs against the interface itself. */
 static int
 check_interface(const char *name, struct af_xdp_port *port)
@@ -1078,8 +1061,8 @@ af_xdp_probe(struct rte_vdev_device *vdev)
 		return probe_secondary(vdev, name);
 
 	AF_XDP_LOG(NOTICE, "%s: probed by %s %s (extended AF_XDP PMD, built for DPDK %s)",
-		   name, AF_XDP_PROJECT, AF_XDP_DIRECT_VERSION, built_for);
-	if (!dpdk_matches_build())
+		   name, AF_XDP_PROJECT, AF_XDP_DIRECT_VERSION, af_xdp_dpdk_built_for());
+	if (af_xdp_dpdk_check_running() != 0)
 		return -ENOTSUP;
 
 	dev = allocate_port(vdev, name);

@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The af_xdp_direct authors
+ */
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdio.h>
+
+#include <rte_version.h>
+
+#include "af_xdp.h"
+#include "af_xdp_version.h"
+
+/* The release candidate's number: not part of the version compared. */
+#define VERSION_RELEASE_MASK	0xffu
+/* Year and month: one LTS line. */
+#define VERSION_LINE(v)		((v) >> 16)
+
+static const uint32_t built_for = RTE_VERSION_NUM(RTE_VER_YEAR, RTE_VER_MONTH,
+						  RTE_VER_MINOR, 0);
+
+enum af_xdp_dpdk_match
+af_xdp_dpdk_match(uint32_t built, uint32_t running)
+{
+	if (VERSION_LINE(built) != VERSION_LINE(running))
+		return AF_XDP_DPDK_OTHER_LINE;
+	if ((built & ~VERSION_RELEASE_MASK) != (running & ~VERSION_RELEASE_MASK))
+		return AF_XDP_DPDK_SAME_LINE;
+	return AF_XDP_DPDK_SAME;
+}
+
+const char *
+af_xdp_dpdk_version_str(uint32_t version, char *buf, size_t size)
+{
+	snprintf(buf, size, "%u.%02u.%u", version >> 24, (version >> 16) & 0xff,
+		 (version >> 8) & 0xff);
+	return buf;
+}
+
+const char *
+af_xdp_dpdk_built_for(void)
+{
+	static char str[16];
+
+	return af_xdp_dpdk_version_str(built_for, str, sizeof(str));
+}
+
+static int
+check_version(uint32_t running)
+{
+	char run[16];
+
+	af_xdp_dpdk_version_str(running, run, sizeof(run));
+	switch (af_xdp_dpdk_match(built_for, running)) {
+	case AF_XDP_DPDK_SAME:
+		return 0;
+	case AF_XDP_DPDK_SAME_LINE:
+		AF_XDP_LOG(NOTICE, "%s was built for DPDK %s and runs in DPDK %s, another point release of the same line, whose driver interfaces are the same",
+			   AF_XDP_PROJECT, af_xdp_dpdk_built_for(), run);
+		return 0;
+	case AF_XDP_DPDK_OTHER_LINE:
+		break;
+	}
+	AF_XDP_LOG(ERR, "%s was built for DPDK %s but this is DPDK %s: driver interfaces are internal and change between DPDK lines; build it against DPDK %u.%02u (scripts/dpdk-build.sh)",
+		   AF_XDP_PROJECT, af_xdp_dpdk_built_for(), run, running >> 24,
+		   (running >> 16) & 0xff);
+	return -ENOTSUP;
+}
+
+int
+af_xdp_dpdk_check_running(void)
+{
+	return check_version(RTE_VERSION_NUM(rte_version_year(), rte_version_month(),
+					     rte_version_minor(), 0));
+}
+
+/*
+ * Loaded into a process of another DPDK line, the plugin brings its own
+ * line's libraries along (other SONAMEs) and registers its driver with their
+ * vdev bus, which nobody probes: its probe never runs, and this is the only
+ * place to say why (the process's EAL may then fail on the other libraries'
+ * trace points, or go on without our driver). The process's own DPDK is the
+ * first rte_version() in the global scope.
+ */
+RTE_INIT(af_xdp_check_loading_process)
+{
+	const char *(*process_version)(void);
+	unsigned int year, month, minor;
+
+	process_version = (const char *(*)(void))dlsym(RTLD_DEFAULT, "rte_version");
+	if (process_version == NULL || process_version == rte_version)
+		return;
+	if (sscanf(process_version(), "%*s %u.%u.%u", &year, &month, &minor) != 3)
+		return;
+	if (check_version(RTE_VERSION_NUM(year, month, minor, 0)) != 0)
+		AF_XDP_LOG(ERR, "%s drives no port in this process: its driver is registered with the libraries of DPDK %s, not this process's",
+			   AF_XDP_PROJECT, af_xdp_dpdk_built_for());
+}

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The af_xdp_direct authors
+ *
+ * Which running DPDK releases the plugin accepts (af_xdp_version.c): the
+ * release built for, another point release of its line, never another line;
+ * versions printed as DPDK prints them.
+ */
+
+#include <string.h>
+
+#include <rte_version.h>
+
+#include "af_xdp_version.h"
+#include "unit_test.h"
+
+#define V(y, m, n) RTE_VERSION_NUM(y, m, n, 0)
+#define CHECK_STR(a, b) do { \
+	const char *_a = (a), *_b = (b); \
+	CHECK(strcmp(_a, _b) == 0, "\"%s\", expected \"%s\"", _a, _b); \
+} while (0)
+
+#define CHECK_MATCH(built, running, expected) \
+	CHECK(af_xdp_dpdk_match(built, running) == (expected), "got %d", \
+	      (int)af_xdp_dpdk_match(built, running))
+
+static void
+test_match(void)
+{
+	CHECK_MATCH(V(22, 11, 11), V(22, 11, 11), AF_XDP_DPDK_SAME);
+	/* a release candidate's number is not part of the release */
+	CHECK_MATCH(V(22, 11, 11), RTE_VERSION_NUM(22, 11, 11, 99), AF_XDP_DPDK_SAME);
+	CHECK_MATCH(V(22, 11, 11), V(22, 11, 12), AF_XDP_DPDK_SAME_LINE);
+	CHECK_MATCH(V(24, 11, 6), V(24, 11, 1), AF_XDP_DPDK_SAME_LINE);
+	CHECK_MATCH(V(22, 11, 11), V(23, 11, 0), AF_XDP_DPDK_OTHER_LINE);
+	CHECK_MATCH(V(23, 11, 7), V(23, 7, 7), AF_XDP_DPDK_OTHER_LINE);
+	CHECK_MATCH(V(25, 11, 2), V(24, 11, 2), AF_XDP_DPDK_OTHER_LINE);
+}
+
+static void
+test_strings(void)
+{
+	char buf[16];
+
+	CHECK_STR(af_xdp_dpdk_version_str(V(23, 7, 0), buf, sizeof(buf)), "23.07.0");
+	CHECK_STR(af_xdp_dpdk_version_str(V(22, 11, 11), buf, sizeof(buf)), "22.11.11");
+	/* built for the DPDK whose headers compiled this test */
+	CHECK_STR(af_xdp_dpdk_built_for(),
+		  af_xdp_dpdk_version_str(V(RTE_VER_YEAR, RTE_VER_MONTH, RTE_VER_MINOR),
+					  buf, sizeof(buf)));
+}
+
+int
+main(void)
+{
+	RUN(test_match);
+	RUN(test_strings);
+	return unit_summary();
+}
