@@ -5,12 +5,14 @@
 # Usage: scripts/dpdk-source.sh                    (as root)
 #   The source of the installed DPDK: scripts/setup.sh takes the driver-SDK
 #   headers from it (Debian's libdpdk-dev lacks them) and scripts/dpdk-l2fwd.sh
-#   builds DPDK's own examples/l2fwd from it. It may add a deb-src entry for
-#   Debian 12 to the system's apt sources.
+#   builds DPDK's own examples/l2fwd from it. Where apt has no source index,
+#   it adds deb-src entries for the Debian archives the system already
+#   installs from (taken from apt's own configuration: a local mirror works).
 # Usage: scripts/dpdk-source.sh <Debian version> <suite>
 #   That version from that suite's sources (e.g. 24.11.8-0+deb13u1 trixie),
 #   for scripts/dpdk-build.sh, through an apt configuration of its own under
-#   AFXDP_CACHE/apt-dpdk (the system's sources are not touched). When it
+#   AFXDP_CACHE/apt-dpdk (the system's sources are not touched), from the
+#   same archive as the installed release (/etc/os-release). When it
 #   cannot be fetched, exit 3 with why: the suite now carries another version
 #   (named, to pin instead), or its mirror does not serve the files.
 # Environment:
@@ -22,25 +24,41 @@ cache=${AFXDP_CACHE:-/var/cache/af-xdp-direct}
 log() { printf '[dpdk-source] %s\n' "$*" >&2; }
 die() { printf '[dpdk-source] error: %s\n' "$1" >&2; exit "${2:-1}"; }
 
-# Debian 12's own sources, in the system's apt configuration.
-add_bookworm_sources() {
-	local srclist=/etc/apt/sources.list.d/af-xdp-direct-deb-src.sources
-	apt-get indextargets --format '$(CREATED_BY)' 2>/dev/null | grep -q Sources && return 0
-	cat > "$srclist" <<-SRC
-	# added by af-xdp-direct scripts/dpdk-source.sh: source of the installed DPDK
-	Types: deb-src
-	URIs: http://deb.debian.org/debian
-	Suites: bookworm bookworm-updates
-	Components: main
-	Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+# The Debian archives this system installs from, as apt sees them: "URI
+# suite component" per line, from the system's own configuration (a machine
+# behind a local mirror uses that mirror). Security and updates suites too.
+system_debian_archives() {
+	apt-get indextargets --format '$(TARGET_OF) $(ORIGIN) $(REPO_URI) $(RELEASE) $(COMPONENT)' 2>/dev/null |
+		awk '$1 == "deb" && $2 == "Debian" { print $3, $4, $5 }' | sort -u
+}
 
-	Types: deb-src
-	URIs: http://deb.debian.org/debian-security
-	Suites: bookworm-security
-	Components: main
-	Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-	SRC
+# The installed release's codename (bookworm on Debian 12).
+os_codename() {
+	(. /etc/os-release && echo "${VERSION_CODENAME:-}")
+}
+
+# deb-src entries for the archives the system installs from, in the system's
+# apt configuration (apt-get source of the installed DPDK needs them).
+add_system_sources() {
+	local srclist=/etc/apt/sources.list.d/af-xdp-direct-deb-src.list archives
+	apt-get indextargets --format '$(CREATED_BY)' 2>/dev/null | grep -q Sources && return 0
+	archives=$(system_debian_archives)
+	[ -n "$archives" ] || die "apt lists no Debian archive to take a deb-src entry from (apt-get indextargets; run apt-get update?)"
+	{
+		echo "# added by af-xdp-direct scripts/dpdk-source.sh: source of the installed DPDK"
+		echo "$archives" | while read -r uri suite component; do
+			echo "deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $uri $suite $component"
+		done
+	} >"$srclist"
 	apt-get update -qq
+}
+
+# The archive of the installed release's main suite: where another suite's
+# sources are looked for too (the same mirror).
+main_archive_uri() {
+	local codename
+	codename=$(os_codename)
+	system_debian_archives | awk -v s="$codename" '$2 == s { print $1; exit }'
 }
 
 # Another suite's sources, in an apt configuration of our own.
@@ -49,9 +67,12 @@ apt_opts=(-o "Dir::Etc::SourceList=$apt_dir/sources.list" -o "Dir::Etc::SourcePa
 	-o "Dir::State::Lists=$apt_dir/lists" -o "APT::Sandbox::User=root")
 
 add_suite_sources() {
+	local uri
+	uri=$(main_archive_uri)
+	[ -n "$uri" ] || die "apt lists no Debian archive for $(os_codename) to look for $1's sources in" 3
 	mkdir -p "$apt_dir/lists/partial"
-	echo "deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg]" \
-		"http://deb.debian.org/debian $1 main" >"$apt_dir/sources.list"
+	echo "deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $uri $1 main" \
+		>"$apt_dir/sources.list"
 	apt-get "${apt_opts[@]}" update -qq >/dev/null 2>&1 ||
 		log "apt-get update of $1's sources failed; using its index already cached, if any"
 }
@@ -72,7 +93,7 @@ not_fetched() {
 	listed=$(listed_version "$2")
 	grep -E '^(E|W):' "$3" | sed 's/^/[dpdk-source]   /' >&2 || true
 	if [ -z "$listed" ]; then
-		die "cannot read Debian's $2 source index: dpdk $1 cannot be fetched (no network to deb.debian.org?)" 3
+		die "cannot read Debian's $2 source index: dpdk $1 cannot be fetched (no network to the Debian mirror?)" 3
 	elif [ "$listed" != "$1" ]; then
 		die "Debian's $2 now carries dpdk $listed, not the pinned $1: pin $listed instead" 3
 	fi
@@ -94,7 +115,7 @@ if [ ! -f "$srcdir/.complete" ]; then
 	log "fetching Debian source of dpdk=$pkgver${suite:+ ($suite)} into $srcdir"
 	rm -rf "$srcdir" && mkdir -p "$srcdir"
 	if [ -z "$suite" ]; then
-		add_bookworm_sources
+		add_system_sources
 		(cd "$srcdir" && apt-get source -qq "dpdk=$pkgver" >/dev/null)
 	else
 		add_suite_sources "$suite"
