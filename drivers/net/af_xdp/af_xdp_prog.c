@@ -475,37 +475,12 @@ close_program(struct af_xdp_prog_attachment *att)
 	att->obj = NULL;
 }
 
-/*
- * libxdp 1.3.1, Debian 12's, leaks a descriptor of each program it finds on
- * an interface: xdp_multiprog__get_from_ifindex(), which
- * xdp_program__attach() and xdp_program__detach() call as well, opens each
- * program (by id, or by its pin under the dispatcher), keeps a duplicate and
- * closes only the duplicate (fixed in libxdp 1.4.0).  A leaked descriptor
- * keeps its program loaded until the process exits: one program and two
- * descriptors per port stop/start.  So each such call is bracketed: the
- * program descriptors the process holds are noted before it, and those
- * opened during it for one of the interface's programs are closed after it.
- * No one else opens these programs meanwhile: they are on an interface of
- * ours, and this file calls libxdp under attach_lock.
- */
 #define IFACE_MAX_PROGS	16	/* a dispatcher and its programs (libxdp: 10 at most) */
-#define GUARD_MAX_FDS	256
 
+/* Ids of programs on an interface. */
 struct prog_ids {
 	uint32_t id[IFACE_MAX_PROGS];
 	unsigned int n;
-};
-
-struct prog_fd {
-	int fd;
-	uint32_t id;
-};
-
-struct leak_guard {
-	struct prog_ids on_iface;	/* the programs the call may leak descriptors of */
-	struct prog_fd held[GUARD_MAX_FDS];	/* the process's program descriptors before */
-	unsigned int nb_held;
-	bool blind;			/* too many to note: close nothing */
 };
 
 static void
@@ -520,6 +495,37 @@ add_prog_id(struct prog_ids *ids, const struct xdp_program *prog)
 	if (id != 0 && ids->n < RTE_DIM(ids->id))
 		ids->id[ids->n++] = id;
 }
+
+#if AF_XDP_LIBXDP_LEAKS_PROG_FDS
+/*
+ * libxdp before 1.4.1 (Debian 12 has 1.3.1) leaks a descriptor of each
+ * program it finds on an interface: xdp_multiprog__get_from_ifindex(),
+ * which xdp_program__attach() and xdp_program__detach() call as well, opens
+ * each program (by id, or by its pin under the dispatcher), keeps a
+ * duplicate and closes only the duplicate (xdp-tools 48ad94b, in 1.4.1).  A
+ * leaked descriptor keeps its program loaded until the process exits: one
+ * program and two descriptors per port stop/start.  So, built against such
+ * a libxdp (meson.build decides, by its version), each such call is
+ * bracketed: the program descriptors the process holds are noted before
+ * it, and after it those that are new and refer to one of the programs the
+ * call looked up (their ids, which libxdp returned to a lookup just
+ * before) are closed.  The one descriptor this could take from someone
+ * else is one that another thread of the application opened, during the
+ * call, for one of these very programs: this file calls libxdp under
+ * attach_lock, and the programs are on an interface of ours.
+ */
+#define GUARD_MAX_FDS	256
+
+struct prog_fd {
+	int fd;
+	uint32_t id;
+};
+
+struct leak_guard {
+	struct prog_fd held[GUARD_MAX_FDS];	/* the process's program descriptors before */
+	unsigned int nb_held;
+	bool blind;			/* too many to note: close nothing */
+};
 
 static bool
 has_prog_id(const struct prog_ids *ids, uint32_t id)
@@ -577,7 +583,7 @@ list_prog_fds(struct prog_fd *out, unsigned int max, bool *more)
 
 /* Note the program descriptors the process holds now. */
 static void
-note_held(struct leak_guard *g)
+leak_guard_note(struct leak_guard *g)
 {
 	int n = list_prog_fds(g->held, RTE_DIM(g->held), &g->blind);
 
@@ -596,24 +602,41 @@ held_before(const struct leak_guard *g, const struct prog_fd *p)
 	return false;
 }
 
-/* Close the descriptors of the interface's programs opened since note_held(). */
+/* Close the descriptors of programs ids opened since leak_guard_note(). */
 static void
-close_leaked(struct leak_guard *g)
+leak_guard_close(const struct leak_guard *g, const struct prog_ids *ids)
 {
 	struct prog_fd now[GUARD_MAX_FDS];
 	bool more;
 	int i, n;
 
-	if (g->on_iface.n == 0 || g->blind)
+	if (ids->n == 0 || g->blind)
 		return;
 	n = list_prog_fds(now, RTE_DIM(now), &more);
 	for (i = 0; i < n; i++)
-		if (has_prog_id(&g->on_iface, now[i].id) && !held_before(g, &now[i])) {
+		if (has_prog_id(ids, now[i].id) && !held_before(g, &now[i])) {
 			AF_XDP_LOG(DEBUG, "closing descriptor %d of XDP program id %u, leaked by libxdp",
 				   now[i].fd, now[i].id);
 			close(now[i].fd);
 		}
 }
+#else
+/* libxdp 1.4.1 and later close what they open: nothing to guard. */
+struct leak_guard {
+	bool unused;
+};
+
+static void
+leak_guard_note(struct leak_guard *g __rte_unused)
+{
+}
+
+static void
+leak_guard_close(const struct leak_guard *g __rte_unused,
+		 const struct prog_ids *ids __rte_unused)
+{
+}
+#endif /* AF_XDP_LIBXDP_LEAKS_PROG_FDS */
 
 /*
  * The programs on the interface, as libxdp sees them: one attached alone,
@@ -632,7 +655,7 @@ find_iface_programs(int ifindex, struct prog_ids *ids)
 	    (q.drv_prog_id == 0 && q.skb_prog_id == 0 && q.hw_prog_id == 0))
 		return;
 	/* Which programs the lookup leaks is known only after it: all it found. */
-	note_held(&g);
+	leak_guard_note(&g);
 	mp = xdp_multiprog__get_from_ifindex(ifindex);
 	if (libxdp_get_error(mp) || mp == NULL)
 		return;
@@ -641,19 +664,31 @@ find_iface_programs(int ifindex, struct prog_ids *ids)
 	while ((p = xdp_multiprog__next_prog(p, mp)) != NULL)
 		add_prog_id(ids, p);
 	xdp_multiprog__close(mp);
-	g.on_iface = *ids;
-	close_leaked(&g);
+	leak_guard_close(&g, ids);
 }
 
-/* Before a libxdp call on the interface; after it, close_leaked(). */
+/* A libxdp call that looks the interface's programs up, and its guard. */
+struct libxdp_call {
+	struct prog_ids on_iface;	/* the programs it may leak descriptors of */
+	struct leak_guard guard;
+};
+
+/* Before a libxdp call on the interface; after it, libxdp_call_end(). */
 static void
-libxdp_call_begin(int ifindex, struct leak_guard *g)
+libxdp_call_begin(int ifindex, struct libxdp_call *c)
 {
-	find_iface_programs(ifindex, &g->on_iface);
-	g->nb_held = 0;
-	g->blind = false;
-	if (g->on_iface.n != 0)
-		note_held(g);
+	c->on_iface.n = 0;
+	if (!AF_XDP_LIBXDP_LEAKS_PROG_FDS)
+		return;
+	find_iface_programs(ifindex, &c->on_iface);
+	if (c->on_iface.n != 0)
+		leak_guard_note(&c->guard);
+}
+
+static void
+libxdp_call_end(const struct libxdp_call *c)
+{
+	leak_guard_close(&c->guard, &c->on_iface);
 }
 
 /*
@@ -687,12 +722,12 @@ note_attachment(const struct af_xdp_port *port, struct af_xdp_prog_attachment *a
 static int
 detach_program(int ifindex, struct xdp_program *prog, enum xdp_attach_mode mode)
 {
-	struct leak_guard g;
+	struct libxdp_call call;
 	int ret;
 
-	libxdp_call_begin(ifindex, &g);
+	libxdp_call_begin(ifindex, &call);
 	ret = xdp_program__detach(prog, ifindex, mode, 0);
-	close_leaked(&g);
+	libxdp_call_end(&call);
 	return ret;
 }
 
@@ -913,7 +948,7 @@ static int
 attach_program(struct af_xdp_port *port, struct af_xdp_prog_attachment *att)
 {
 	const char *what = att->origin == PROG_USER ? port->args.xdp_prog : "the built-in program";
-	struct leak_guard g;
+	struct libxdp_call call;
 	int ret;
 
 	ret = att->origin == PROG_USER ? open_user_program(port, att) :
@@ -926,9 +961,9 @@ attach_program(struct af_xdp_port *port, struct af_xdp_prog_attachment *att)
 		return ret;
 	}
 	remove_orphans(port);
-	libxdp_call_begin(port->ifindex, &g);
+	libxdp_call_begin(port->ifindex, &call);
 	ret = xdp_program__attach(att->prog, port->ifindex, libxdp_mode(port->args.mode), 0);
-	close_leaked(&g);
+	libxdp_call_end(&call);
 	if (ret != 0) {
 		explain_attach_failure(port, ret);
 		close_program(att);
