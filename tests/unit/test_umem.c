@@ -169,13 +169,6 @@ test_reg_layout(void)
 	CHECK(sizeof(struct xdp_umem_reg) <= sizeof(struct af_xdp_umem_reg), "longer header");
 }
 
-#ifndef AF_XDP
-#define AF_XDP 44
-#endif
-#ifndef SOL_XDP
-#define SOL_XDP 283
-#endif
-
 /* What the driver last passed to XDP_UMEM_REG. */
 static struct {
 	unsigned int calls;

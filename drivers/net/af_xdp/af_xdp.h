@@ -41,6 +41,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/queue.h>
+#include <sys/socket.h>
 
 #include <linux/if_xdp.h>
 #include <net/if.h>
@@ -55,6 +56,14 @@
 #include "af_xdp_devargs.h"
 #include "af_xdp_kstats.h"
 #include "af_xdp_ring.h"
+
+/* AF_XDP's address family and socket level, for C library headers without them. */
+#ifndef AF_XDP
+#define AF_XDP 44
+#endif
+#ifndef SOL_XDP
+#define SOL_XDP 283
+#endif
 
 #define AF_XDP_DRIVER_NAME	net_af_xdp
 #define AF_XDP_PROJECT		"af_xdp_direct"

@@ -26,10 +26,6 @@
 
 #include "af_xdp_umem.h"
 
-#ifndef SOL_XDP
-#define SOL_XDP 283
-#endif
-
 struct af_xdp_umem {
 	TAILQ_ENTRY(af_xdp_umem) next;	/* in the process-wide list */
 	struct rte_mempool *mb_pool;
