@@ -21,6 +21,9 @@
  *   af_xdp_rx_x86_64_v3.c  the same receive, built for x86-64-v3
  *   af_xdp_tx.c       transmit and the completion ring
  *   af_xdp_prog.c     the XDP program: load, attach, detach, XSKMAP
+ *   af_xdp_builtin.c  the built-in program: redirect policy, preparation, counters
+ *   af_xdp_orphan.c   copies of it left by dead processes: removed, or named
+ *   af_xdp_libxdp.c   libbpf's and libxdp's logs and errors, libxdp's attach/detach
  *   af_xdp_owner.c    the built-in program's owner mark: whose copy, still running
  *   af_xdp_kernel.c   what the running kernel offers (direct redirect)
  *   af_xdp_kstats.c   the kernel's per-socket counters: names and arithmetic
