@@ -4,7 +4,7 @@
 
 A program with an XSKMAP (bpf/xdp_ethertype.bpf.o) is loaded and attached by
 someone else (the test, as in test_pinned_map.py); a fake device plugin
-(lib/cni.py, a SOCK_SEQPACKET server in the test) holds the map's fd
+(afxdp_test.cni, a SOCK_SEQPACKET server in the test) holds the map's fd
 (bpf(BPF_OBJ_GET) on its pin) and hands it over as the real one does. Then:
   1. testpmd with `use_cni=1,dp_path=<socket>`: the plugin sees /connect,
      /version, /xsk_map_fd,<iface> and /fin, in that order, and passes one fd;

@@ -6,8 +6,9 @@
  * The BTF look-ups of the direct-socket redirect and of the batched map
  * path, on BTF blobs built here: one with the names (as our patched kernel
  * has them), one without (as a stock kernel, where 181 is bpf_loop), and
- * the ways a blob can be wrong. Each blob goes through its raw bytes and
- * back, as the kernel's would.
+ * the ways a blob can be wrong; and AF_XDP multi-buffer, by struct
+ * xdp_sock's member sg. Each blob goes through its raw bytes and back, as
+ * the kernel's would.
  */
 
 #include <stdint.h>
@@ -233,6 +234,47 @@ test_batched_map(void)
 	btf__free(btf);
 }
 
+/* A BTF with struct @name, of int members @members (NULL-terminated). */
+static struct btf *
+btf_with_struct(const char *name, const char * const *members)
+{
+	struct btf *btf = btf__new_empty();
+	int int_id = btf__add_int(btf, "int", 4, BTF_INT_SIGNED);
+	unsigned int n = 0;
+
+	while (members[n] != NULL)
+		n++;
+	CHECK(int_id > 0 && btf__add_struct(btf, name, 4 * n) > 0, "add struct %s", name);
+	for (n = 0; members[n] != NULL; n++)
+		CHECK(btf__add_field(btf, members[n], int_id, 32 * n, 0) == 0, "add %s", members[n]);
+	return round_trip(btf);
+}
+
+static void
+test_multi_buffer(void)
+{
+	static const char * const with_sg[] = { "sk", "rx", "sg", "state", NULL };
+	static const char * const without_sg[] = { "sk", "rx", "state", NULL };
+	struct btf *btf;
+
+	/* Linux 6.6+: struct xdp_sock has sg */
+	btf = btf_with_struct("xdp_sock", with_sg);
+	CHECK(af_xdp_kernel_multi_buffer_from_btf(btf), "xdp_sock.sg not found");
+	btf__free(btf);
+	/* Before 6.6: the struct without it */
+	btf = btf_with_struct("xdp_sock", without_sg);
+	CHECK(!af_xdp_kernel_multi_buffer_from_btf(btf), "multi-buffer without xdp_sock.sg");
+	btf__free(btf);
+	/* A member sg of another struct does not count */
+	btf = btf_with_struct("xdp_umem", with_sg);
+	CHECK(!af_xdp_kernel_multi_buffer_from_btf(btf), "xdp_umem.sg taken for xdp_sock.sg");
+	btf__free(btf);
+	/* Nor does xdp_sock as a function */
+	btf = btf_with_name("xdp_sock", true);
+	CHECK(!af_xdp_kernel_multi_buffer_from_btf(btf), "a function taken for the struct");
+	btf__free(btf);
+}
+
 int
 main(void)
 {
@@ -241,5 +283,6 @@ main(void)
 	RUN(test_inconsistent);
 	RUN(test_value_ranges);
 	RUN(test_batched_map);
+	RUN(test_multi_buffer);
 	return unit_summary();
 }

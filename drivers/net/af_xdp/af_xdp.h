@@ -21,6 +21,9 @@
  *   af_xdp_rx_x86_64_v3.c  the same receive, built for x86-64-v3
  *   af_xdp_tx.c       transmit and the completion ring
  *   af_xdp_prog.c     the XDP program: load, attach, detach, XSKMAP
+ *   af_xdp_builtin.c  the built-in program: redirect policy, preparation, counters
+ *   af_xdp_orphan.c   copies of it left by dead processes: removed, or named
+ *   af_xdp_libxdp.c   libbpf's and libxdp's logs and errors, libxdp's attach/detach
  *   af_xdp_owner.c    the built-in program's owner mark: whose copy, still running
  *   af_xdp_kernel.c   what the running kernel offers (direct redirect)
  *   af_xdp_kstats.c   the kernel's per-socket counters: names and arithmetic
@@ -42,6 +45,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/queue.h>
+#include <sys/socket.h>
 
 #include <linux/if_xdp.h>
 #include <net/if.h>
@@ -56,6 +60,14 @@
 #include "af_xdp_devargs.h"
 #include "af_xdp_kstats.h"
 #include "af_xdp_ring.h"
+
+/* AF_XDP's address family and socket level, for C library headers without them. */
+#ifndef AF_XDP
+#define AF_XDP 44
+#endif
+#ifndef SOL_XDP
+#define SOL_XDP 283
+#endif
 
 #define AF_XDP_DRIVER_NAME	net_af_xdp
 #define AF_XDP_PROJECT		"af_xdp_direct"

@@ -7,7 +7,7 @@
 
 /*
  * What the built-in XDP programs (bpf/af_xdp_redirect.bpf.c) and the driver
- * (af_xdp_prog.c) agree on.  Included by both, so it uses nothing but the C
+ * (af_xdp_builtin.c) agree on.  Included by both, so it uses nothing but the C
  * language and the kernel's UAPI types: no DPDK, no libbpf.
  */
 

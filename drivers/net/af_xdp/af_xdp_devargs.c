@@ -225,7 +225,7 @@ arg_redirect(const char *key, const char *value, struct af_xdp_devargs *da,
 		}
 	}
 	return fail(err, len,
-		    "invalid %s '%s': expected auto (direct where the kernel has it), direct (bpf_redirect_xsk, patched kernel) or map (bpf_redirect_map)",
+		    "invalid %s '%s': expected auto (map where the kernel batches it, else direct where the kernel has it, else map), direct (bpf_redirect_xsk, patched kernel) or map (bpf_redirect_map)",
 		    key, value);
 }
 

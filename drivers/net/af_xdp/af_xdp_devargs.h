@@ -64,7 +64,11 @@ enum af_xdp_attach_mode {
 
 /* How the built-in program sends frames to the sockets. */
 enum af_xdp_redirect {
-	AF_XDP_REDIRECT_AUTO,	/* direct where the kernel has it, else map */
+	/*
+	 * map where the kernel batches bpf_redirect_map() into an XSKMAP, else
+	 * direct where the kernel has bpf_redirect_xsk, else map
+	 */
+	AF_XDP_REDIRECT_AUTO,
 	AF_XDP_REDIRECT_DIRECT,	/* bpf_redirect_xsk: XDP_REDIRECT_XSK, our patched kernel */
 	AF_XDP_REDIRECT_MAP,	/* bpf_redirect_map on the XSKMAP: every kernel */
 };

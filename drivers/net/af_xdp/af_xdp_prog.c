@@ -16,42 +16,30 @@
  *     AF_XDP device plugin, and we attach nothing.
  * Before attaching, a built-in program that a process which no longer
  * exists left on the interface (killed before it could detach) is removed:
- * each copy carries its owner's mark (af_xdp_owner.c).
+ * each copy carries its owner's mark (af_xdp_orphan.c, af_xdp_owner.c).
+ * The built-in program itself is af_xdp_builtin.c's; libxdp's calls go
+ * through af_xdp_libxdp.c.
  */
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <stdarg.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
-#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <xdp/libxdp.h>
 
 #include <rte_malloc.h>
 #include <rte_string_fns.h>
 
+#include "af_xdp_builtin.h"
 #include "af_xdp_cni.h"
 #include "af_xdp_iface.h"
-#include "af_xdp_kernel.h"
-#include "af_xdp_owner.h"
+#include "af_xdp_libxdp.h"
+#include "af_xdp_orphan.h"
 #include "af_xdp_prog.h"
-
-#define XSKMAP_NAME "xsks_map"
-#define FALLBACKS_MAP_NAME "afxdp_fallbacks"
-#define PROG_MAP_NAME "afxdp_map"
-#define PROG_DIRECT_NAME "afxdp_direct"
-#define ACTION_VAR_NAME "xdp_redirect_xsk_action"
-
-/* The default program, built by clang with the project (bpf/). */
-extern const unsigned char af_xdp_bpf_obj[];
-extern const size_t af_xdp_bpf_obj_len;
 
 enum prog_origin {
 	PROG_BUILTIN,		/* ours */
@@ -83,67 +71,6 @@ struct af_xdp_prog_attachment {
 static TAILQ_HEAD(, af_xdp_prog_attachment) attachments =
 	TAILQ_HEAD_INITIALIZER(attachments);
 static pthread_mutex_t attach_lock = PTHREAD_MUTEX_INITIALIZER;
-
-/*
- * libbpf's and libxdp's errors are negative errno values or libbpf's own
- * codes (-LIBBPF_ERRNO__*, from 4000 on), which strerror() calls "Unknown
- * error"; libbpf_strerror() has words for both.
- */
-#define LIB_ERR_LEN 128
-#define lib_strerror(err) lib_strerror_r((err), (char[LIB_ERR_LEN]){ 0 }, LIB_ERR_LEN)
-
-static const char *
-lib_strerror_r(int err, char *buf, size_t size)
-{
-	if (libbpf_strerror(err, buf, size) != 0)
-		snprintf(buf, size, "error %d", err);
-	return buf;
-}
-
-/* libbpf and libxdp speak through our log type, at a level that fits. */
-static int
-lib_print(int level, const char *fmt, va_list ap)
-{
-	char msg[512];
-	size_t n;
-
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	n = strlen(msg);
-	while (n > 0 && msg[n - 1] == '\n')
-		msg[--n] = '\0';
-	rte_log((uint32_t)level, af_xdp_logtype, "%s\n", msg);
-	return 0;
-}
-
-static int
-libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	/* libbpf warns about things that are normal here (unknown sections). */
-	return lib_print(level == LIBBPF_WARN ? RTE_LOG_INFO : RTE_LOG_DEBUG, fmt, ap);
-}
-
-/*
- * libxdp warns about what is routine here (no bpffs in a network
- * namespace, no dispatcher: a single program is attached instead); the
- * driver reports the outcome itself, and every failure with its cause.
- */
-static int
-libxdp_print(enum libxdp_print_level level, const char *fmt, va_list ap)
-{
-	return lib_print(level == LIBXDP_DEBUG ? RTE_LOG_DEBUG : RTE_LOG_INFO, fmt, ap);
-}
-
-static void
-route_library_logs(void)
-{
-	static bool done;
-
-	if (done)
-		return;
-	libbpf_set_print(libbpf_print);
-	libxdp_set_print(libxdp_print);
-	done = true;
-}
 
 static enum xdp_attach_mode
 libxdp_mode(enum af_xdp_attach_mode mode)
@@ -195,7 +122,7 @@ port_source(const struct af_xdp_port *port)
 	case PROG_USER:
 		return port->args.xdp_prog;
 	case PROG_BUILTIN:
-		return port->redirect == AF_XDP_REDIRECT_DIRECT ? PROG_DIRECT_NAME : PROG_MAP_NAME;
+		return af_xdp_builtin_name(port);
 	default:
 		return port->args.dp_path;
 	}
@@ -203,65 +130,17 @@ port_source(const struct af_xdp_port *port)
 
 /*
  * Resolve redirect=auto|direct|map against the running kernel, at probe.
- * Only the built-in program has a choice; with the user's or someone
- * else's program, port->redirect stays AUTO, meaning "not ours to say".
- *
- * auto picks the faster: where the kernel batches bpf_redirect_map() into
- * an XSKMAP, map is as fast as direct (within 1 % in our measurement) and
- * keeps the map's semantics, so map; otherwise direct where the kernel has
- * it, map elsewhere.
+ * Only the built-in program has a choice (af_xdp_builtin.c); with the
+ * user's or someone else's program, port->redirect stays AUTO, meaning
+ * "not ours to say".
  */
 int
 af_xdp_prog_choose_redirect(struct af_xdp_port *port)
 {
-	const struct af_xdp_kernel *k;
-
 	port->redirect = AF_XDP_REDIRECT_AUTO;
 	if (port_origin(port) != PROG_BUILTIN)
 		return 0;
-	if (port->args.redirect == AF_XDP_REDIRECT_MAP) {
-		port->redirect = AF_XDP_REDIRECT_MAP;
-		AF_XDP_PORT_LOG(INFO, port, "redirect: map (bpf_redirect_map), as %s=map asks",
-				AF_XDP_ARG_REDIRECT);
-		return 0;
-	}
-	k = af_xdp_kernel_probe();
-	if (port->args.redirect == AF_XDP_REDIRECT_AUTO && k->batched_map) {
-		port->redirect = AF_XDP_REDIRECT_MAP;
-		AF_XDP_PORT_LOG(INFO, port,
-				"redirect: map (bpf_redirect_map), redirect=auto and %s: as fast as bpf_redirect_xsk, with the map's semantics%s",
-				k->batch_why,
-				k->has_direct ? " (redirect=direct remains available)" : "");
-		return 0;
-	}
-	if (k->has_direct) {
-		port->redirect = AF_XDP_REDIRECT_DIRECT;
-		port->redirect_xsk_helper = k->redirect_xsk_helper;
-		port->redirect_xsk_action = k->redirect_xsk_action;
-		AF_XDP_PORT_LOG(INFO, port, "redirect: direct (bpf_redirect_xsk), %s: %s",
-				port->args.redirect == AF_XDP_REDIRECT_DIRECT ?
-				"as redirect=direct asks" : "redirect=auto and", k->why);
-		return 0;
-	}
-	if (port->args.redirect == AF_XDP_REDIRECT_DIRECT) {
-		AF_XDP_PORT_LOG(ERR, port,
-				"%s=direct, but %s; use %s=auto or %s=map here, or boot the patched kernel (doc/guides/patched_kernel.rst)",
-				AF_XDP_ARG_REDIRECT, k->why, AF_XDP_ARG_REDIRECT, AF_XDP_ARG_REDIRECT);
-		return -ENOTSUP;
-	}
-	port->redirect = AF_XDP_REDIRECT_MAP;
-	AF_XDP_PORT_LOG(INFO, port, "redirect: map (bpf_redirect_map), redirect=auto and %s; %s",
-			k->why, k->batch_why);
-	return 0;
-}
-
-/* Largest queue index + 1 the map must hold: every queue the interface may have. */
-static uint32_t
-xskmap_entries(const struct af_xdp_port *port)
-{
-	uint32_t n = RTE_MAX(port->max_queues, port->args.start_queue + port->args.queue_count);
-
-	return RTE_MAX(n, 1u);
+	return af_xdp_builtin_choose_redirect(port);
 }
 
 static int
@@ -296,132 +175,16 @@ static int
 find_xskmap(const struct af_xdp_port *port, struct xdp_program *prog, const char *what)
 {
 	struct bpf_object *obj = xdp_program__bpf_obj(prog);
-	struct bpf_map *map = obj != NULL ? bpf_object__find_map_by_name(obj, XSKMAP_NAME) : NULL;
+	struct bpf_map *map = obj != NULL ?
+		bpf_object__find_map_by_name(obj, AF_XDP_XSKMAP_NAME) : NULL;
 
 	if (map == NULL || bpf_map__fd(map) < 0) {
 		AF_XDP_PORT_LOG(ERR, port,
 				"%s has no XSKMAP named %s: the sockets are inserted there, at the queue index",
-				what, XSKMAP_NAME);
+				what, AF_XDP_XSKMAP_NAME);
 		return -ENOENT;
 	}
 	return bpf_map__fd(map);
-}
-
-/* Put the running kernel's helper number into afxdp_direct's call. */
-static int
-set_redirect_xsk_helper(struct bpf_program *prog, int32_t helper)
-{
-	size_t i, n = bpf_program__insn_cnt(prog);
-	struct bpf_insn *insns = malloc(n * sizeof(*insns));
-	unsigned int patched = 0;
-	int ret;
-
-	if (insns == NULL)
-		return -ENOMEM;
-	memcpy(insns, bpf_program__insns(prog), n * sizeof(*insns));
-	for (i = 0; i < n; i++) {
-		if (insns[i].code == (BPF_JMP | BPF_CALL) && insns[i].src_reg == 0 &&
-		    insns[i].imm == AF_XDP_REDIRECT_XSK_PLACEHOLDER) {
-			insns[i].imm = helper;
-			patched++;
-		}
-	}
-	ret = patched == 1 ? bpf_program__set_insns(prog, insns, n) : -ENOENT;
-	free(insns);
-	return ret;
-}
-
-/* Set the global `name` of the object's .rodata, `size` bytes, before load. */
-static int
-set_rodata(struct bpf_object *obj, const char *name, const void *value, size_t size)
-{
-	const struct btf *btf = bpf_object__btf(obj);
-	struct bpf_map *map;
-	const void *init;
-	size_t len;
-	void *data;
-	int id, off, ret;
-
-	id = btf != NULL ? btf__find_by_name_kind(btf, ".rodata", BTF_KIND_DATASEC) : -1;
-	if (id < 0)
-		return -ENOENT;
-	bpf_object__for_each_map(map, obj)
-		if (bpf_map__is_internal(map) && strstr(bpf_map__name(map), ".rodata") != NULL)
-			break;
-	init = map != NULL ? bpf_map__initial_value(map, &len) : NULL;
-	off = af_xdp_btf_var_offset(btf, (uint32_t)id, name, size);
-	if (init == NULL || off < 0 || (size_t)off + size > len)
-		return -ENOENT;
-	data = malloc(len);
-	if (data == NULL)
-		return -ENOMEM;
-	memcpy(data, init, len);
-	memcpy((char *)data + off, value, size);
-	ret = bpf_map__set_initial_value(map, data, len);
-	free(data);
-	return ret;
-}
-
-/* This process's mark in the copy about to be loaded. */
-static int
-set_owner_mark(struct bpf_object *obj)
-{
-	struct af_xdp_owner owner;
-	int ret = af_xdp_owner_self(&owner);
-
-	return ret != 0 ? ret : set_rodata(obj, AF_XDP_OWNER_VAR, &owner, sizeof(owner));
-}
-
-/*
- * The built-in object, prepared for the redirect chosen at probe: only the
- * chosen program is loaded; afxdp_direct gets the running kernel's helper
- * number and action value first.
- */
-static int
-open_builtin_program(const struct af_xdp_port *port, struct af_xdp_prog_attachment *att)
-{
-	LIBBPF_OPTS(bpf_object_open_opts, opts, .object_name = "af_xdp_direct");
-	bool direct = port->redirect == AF_XDP_REDIRECT_DIRECT;
-	const char *name = direct ? PROG_DIRECT_NAME : PROG_MAP_NAME;
-	DECLARE_LIBXDP_OPTS(xdp_program_opts, xopts, .prog_name = name);
-	uint32_t action = (uint32_t)port->redirect_xsk_action;
-	struct bpf_program *chosen, *other;
-	struct bpf_map *xskmap, *fallbacks;
-	struct xdp_program *prog;
-	struct bpf_object *obj;
-
-	obj = bpf_object__open_mem(af_xdp_bpf_obj, af_xdp_bpf_obj_len, &opts);
-	if (obj == NULL) {
-		AF_XDP_PORT_LOG(ERR, port, "cannot open the built-in XDP object: %s",
-				lib_strerror(errno));
-		return -EINVAL;
-	}
-	chosen = bpf_object__find_program_by_name(obj, name);
-	other = bpf_object__find_program_by_name(obj, direct ? PROG_MAP_NAME : PROG_DIRECT_NAME);
-	xskmap = bpf_object__find_map_by_name(obj, XSKMAP_NAME);
-	fallbacks = bpf_object__find_map_by_name(obj, FALLBACKS_MAP_NAME);
-	if (chosen == NULL || other == NULL || xskmap == NULL || fallbacks == NULL ||
-	    bpf_program__set_autoload(other, false) != 0 ||
-	    bpf_map__set_max_entries(xskmap, xskmap_entries(port)) != 0 ||
-	    (!direct && bpf_map__set_autocreate(fallbacks, false) != 0) ||
-	    (direct && set_redirect_xsk_helper(chosen, port->redirect_xsk_helper) != 0) ||
-	    set_owner_mark(obj) != 0 ||
-	    (direct && set_rodata(obj, ACTION_VAR_NAME, &action, sizeof(action)) != 0)) {
-		AF_XDP_PORT_LOG(ERR, port, "cannot prepare the built-in XDP program %s", name);
-		bpf_object__close(obj);
-		return -EINVAL;
-	}
-	xopts.obj = obj;
-	prog = xdp_program__create(&xopts);
-	if (libxdp_get_error(prog)) {
-		AF_XDP_PORT_LOG(ERR, port, "libxdp refused the built-in program %s: %s", name,
-				lib_strerror((int)libxdp_get_error(prog)));
-		bpf_object__close(obj);
-		return -EINVAL;
-	}
-	att->prog = prog;
-	att->obj = obj;
-	return 0;
 }
 
 /*
@@ -454,7 +217,7 @@ open_user_program(const struct af_xdp_port *port, struct af_xdp_prog_attachment 
 	if (libxdp_get_error(prog)) {
 		AF_XDP_PORT_LOG(ERR, port, "cannot open %s=%s as an XDP object: %s",
 				AF_XDP_ARG_XDP_PROG, port->args.xdp_prog,
-				lib_strerror((int)libxdp_get_error(prog)));
+				af_xdp_lib_strerror((int)libxdp_get_error(prog)));
 		return -EINVAL;
 	}
 	if (check_user_program_type(port, prog) != 0) {
@@ -473,187 +236,6 @@ close_program(struct af_xdp_prog_attachment *att)
 	att->prog = NULL;
 	bpf_object__close(att->obj);
 	att->obj = NULL;
-}
-
-/*
- * libxdp 1.3.1, Debian 12's, leaks a descriptor of each program it finds on
- * an interface: xdp_multiprog__get_from_ifindex(), which
- * xdp_program__attach() and xdp_program__detach() call as well, opens each
- * program (by id, or by its pin under the dispatcher), keeps a duplicate and
- * closes only the duplicate (fixed in libxdp 1.4.0).  A leaked descriptor
- * keeps its program loaded until the process exits: one program and two
- * descriptors per port stop/start.  So each such call is bracketed: the
- * program descriptors the process holds are noted before it, and those
- * opened during it for one of the interface's programs are closed after it.
- * No one else opens these programs meanwhile: they are on an interface of
- * ours, and this file calls libxdp under attach_lock.
- */
-#define IFACE_MAX_PROGS	16	/* a dispatcher and its programs (libxdp: 10 at most) */
-#define GUARD_MAX_FDS	256
-
-struct prog_ids {
-	uint32_t id[IFACE_MAX_PROGS];
-	unsigned int n;
-};
-
-struct prog_fd {
-	int fd;
-	uint32_t id;
-};
-
-struct leak_guard {
-	struct prog_ids on_iface;	/* the programs the call may leak descriptors of */
-	struct prog_fd held[GUARD_MAX_FDS];	/* the process's program descriptors before */
-	unsigned int nb_held;
-	bool blind;			/* too many to note: close nothing */
-};
-
-static void
-add_prog_id(struct prog_ids *ids, const struct xdp_program *prog)
-{
-	uint32_t id = prog != NULL ? xdp_program__id(prog) : 0;
-	unsigned int i;
-
-	for (i = 0; i < ids->n; i++)
-		if (ids->id[i] == id)
-			return;
-	if (id != 0 && ids->n < RTE_DIM(ids->id))
-		ids->id[ids->n++] = id;
-}
-
-static bool
-has_prog_id(const struct prog_ids *ids, uint32_t id)
-{
-	unsigned int i;
-
-	for (i = 0; i < ids->n; i++)
-		if (ids->id[i] == id)
-			return true;
-	return false;
-}
-
-static bool
-is_prog_fd(int fd)
-{
-	char path[32], target[32];
-	ssize_t n;
-
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	n = readlink(path, target, sizeof(target) - 1);
-	if (n <= 0)
-		return false;
-	target[n] = '\0';
-	return strcmp(target, "anon_inode:bpf-prog") == 0;
-}
-
-/* The process's descriptors of BPF programs, at most max; -errno. */
-static int
-list_prog_fds(struct prog_fd *out, unsigned int max, bool *more)
-{
-	DIR *dir = opendir("/proc/self/fd");
-	unsigned int n = 0;
-	struct dirent *e;
-
-	*more = false;
-	if (dir == NULL)
-		return -errno;
-	while ((e = readdir(dir)) != NULL) {
-		struct bpf_prog_info info = { 0 };
-		uint32_t len = sizeof(info);
-		int fd = atoi(e->d_name);
-
-		if (e->d_name[0] < '0' || e->d_name[0] > '9' || fd == dirfd(dir) ||
-		    !is_prog_fd(fd) || bpf_obj_get_info_by_fd(fd, &info, &len) != 0)
-			continue;
-		if (n == max) {
-			*more = true;
-			break;
-		}
-		out[n++] = (struct prog_fd){ .fd = fd, .id = info.id };
-	}
-	closedir(dir);
-	return (int)n;
-}
-
-/* Note the program descriptors the process holds now. */
-static void
-note_held(struct leak_guard *g)
-{
-	int n = list_prog_fds(g->held, RTE_DIM(g->held), &g->blind);
-
-	g->blind |= n < 0;
-	g->nb_held = n > 0 ? (unsigned int)n : 0;
-}
-
-static bool
-held_before(const struct leak_guard *g, const struct prog_fd *p)
-{
-	unsigned int i;
-
-	for (i = 0; i < g->nb_held; i++)
-		if (g->held[i].fd == p->fd && g->held[i].id == p->id)
-			return true;
-	return false;
-}
-
-/* Close the descriptors of the interface's programs opened since note_held(). */
-static void
-close_leaked(struct leak_guard *g)
-{
-	struct prog_fd now[GUARD_MAX_FDS];
-	bool more;
-	int i, n;
-
-	if (g->on_iface.n == 0 || g->blind)
-		return;
-	n = list_prog_fds(now, RTE_DIM(now), &more);
-	for (i = 0; i < n; i++)
-		if (has_prog_id(&g->on_iface, now[i].id) && !held_before(g, &now[i])) {
-			AF_XDP_LOG(DEBUG, "closing descriptor %d of XDP program id %u, leaked by libxdp",
-				   now[i].fd, now[i].id);
-			close(now[i].fd);
-		}
-}
-
-/*
- * The programs on the interface, as libxdp sees them: one attached alone,
- * or a dispatcher and the programs under it.
- */
-static void
-find_iface_programs(int ifindex, struct prog_ids *ids)
-{
-	LIBBPF_OPTS(bpf_xdp_query_opts, q);
-	struct xdp_program *p = NULL;
-	struct xdp_multiprog *mp;
-	struct leak_guard g;
-
-	ids->n = 0;
-	if (bpf_xdp_query(ifindex, 0, &q) != 0 ||
-	    (q.drv_prog_id == 0 && q.skb_prog_id == 0 && q.hw_prog_id == 0))
-		return;
-	/* Which programs the lookup leaks is known only after it: all it found. */
-	note_held(&g);
-	mp = xdp_multiprog__get_from_ifindex(ifindex);
-	if (libxdp_get_error(mp) || mp == NULL)
-		return;
-	add_prog_id(ids, xdp_multiprog__main_prog(mp));
-	add_prog_id(ids, xdp_multiprog__hw_prog(mp));
-	while ((p = xdp_multiprog__next_prog(p, mp)) != NULL)
-		add_prog_id(ids, p);
-	xdp_multiprog__close(mp);
-	g.on_iface = *ids;
-	close_leaked(&g);
-}
-
-/* Before a libxdp call on the interface; after it, close_leaked(). */
-static void
-libxdp_call_begin(int ifindex, struct leak_guard *g)
-{
-	find_iface_programs(ifindex, &g->on_iface);
-	g->nb_held = 0;
-	g->blind = false;
-	if (g->on_iface.n != 0)
-		note_held(g);
 }
 
 /*
@@ -683,149 +265,6 @@ note_attachment(const struct af_xdp_port *port, struct af_xdp_prog_attachment *a
 			"alone (libxdp's dispatcher is not in use)");
 }
 
-/* Detach through libxdp, alone or from under the dispatcher: 0 or -errno. */
-static int
-detach_program(int ifindex, struct xdp_program *prog, enum xdp_attach_mode mode)
-{
-	struct leak_guard g;
-	int ret;
-
-	libxdp_call_begin(ifindex, &g);
-	ret = xdp_program__detach(prog, ifindex, mode, 0);
-	close_leaked(&g);
-	return ret;
-}
-
-static bool
-is_builtin_name(const char *name)
-{
-	return strcmp(name, PROG_MAP_NAME) == 0 || strcmp(name, PROG_DIRECT_NAME) == 0;
-}
-
-/*
- * Program `id`, if it is a copy of a built-in program (by its name and its
- * owner mark): its descriptor, name and owner; -ENOENT if it is not one.
- */
-static int
-open_builtin_copy(uint32_t id, char name[BPF_OBJ_NAME_LEN], struct af_xdp_owner *owner)
-{
-	struct bpf_prog_info info = { 0 };
-	uint32_t len = sizeof(info);
-	int fd = bpf_prog_get_fd_by_id(id);
-
-	if (fd < 0)
-		return -errno;
-	if (bpf_obj_get_info_by_fd(fd, &info, &len) != 0 || !is_builtin_name(info.name) ||
-	    af_xdp_owner_read(fd, owner) != 0) {
-		close(fd);
-		return -ENOENT;
-	}
-	strlcpy(name, info.name, BPF_OBJ_NAME_LEN);
-	return fd;
-}
-
-/* Remove the copy `fd` of a built-in program from the interface. */
-static int
-detach_copy(int ifindex, int fd)
-{
-	struct xdp_program *prog = xdp_program__from_fd(fd);
-	int ret;
-
-	if (libxdp_get_error(prog))
-		return (int)libxdp_get_error(prog);
-	ret = detach_program(ifindex, prog, XDP_MODE_UNSPEC);
-	xdp_program__close(prog);
-	return ret;
-}
-
-/*
- * A process killed before it could detach (SIGKILL, OOM) leaves its
- * built-in program on the interface, attached alone or under libxdp's
- * dispatcher.  Remove those whose owner no longer exists, and say so;
- * programs of running processes, and everyone else's, stay.
- */
-static void
-remove_orphans(const struct af_xdp_port *port)
-{
-	struct af_xdp_owner owner;
-	char name[BPF_OBJ_NAME_LEN];
-	struct prog_ids ids;
-	char who[192];
-	unsigned int i;
-	int fd, ret;
-
-	find_iface_programs(port->ifindex, &ids);
-	for (i = 0; i < ids.n; i++) {
-		fd = open_builtin_copy(ids.id[i], name, &owner);
-		if (fd < 0)
-			continue;
-		if (af_xdp_owner_state(&owner) == AF_XDP_OWNER_GONE) {
-			af_xdp_owner_describe(&owner, AF_XDP_OWNER_GONE, who, sizeof(who));
-			ret = detach_copy(port->ifindex, fd);
-			if (ret == 0)
-				AF_XDP_PORT_LOG(NOTICE, port,
-						"removed the orphaned XDP program %s (id %u) from %s: %s loaded it in %s; ours replaces it",
-						name, ids.id[i], port->args.iface, AF_XDP_PROJECT, who);
-			else
-				AF_XDP_PORT_LOG(WARNING, port,
-						"cannot remove the orphaned XDP program %s (id %u) from %s, loaded in %s: %s",
-						name, ids.id[i], port->args.iface, who,
-						lib_strerror(ret));
-		}
-		close(fd);
-	}
-}
-
-/* The attach failed on a copy of ours that a process attached alone. */
-static void
-explain_attached_copy(const struct af_xdp_port *port, int err, uint32_t id, const char *name,
-		      const struct af_xdp_owner *owner)
-{
-	enum af_xdp_owner_state state = af_xdp_owner_state(owner);
-	const char *iface = port->args.iface;
-	char who[192];
-
-	af_xdp_owner_describe(owner, state, who, sizeof(who));
-	if (state == AF_XDP_OWNER_RUNNING)
-		AF_XDP_PORT_LOG(ERR, port,
-				"cannot attach the XDP program to %s: %s; %s's XDP program %s (id %u) is attached there alone (libxdp's dispatcher is not in use) by %s, and steers frames to that process's sockets only. Stop that process first, or give this one another interface",
-				iface, lib_strerror(err), AF_XDP_PROJECT, name, id, who);
-	else
-		AF_XDP_PORT_LOG(ERR, port,
-				"cannot attach the XDP program to %s: %s; %s's XDP program %s (id %u) is attached there, by %s. %s: ip link set dev %s xdp off",
-				iface, lib_strerror(err), AF_XDP_PROJECT, name, id, who,
-				state == AF_XDP_OWNER_GONE ? "Remove it" :
-				"If that process no longer runs, remove the program", iface);
-}
-
-/* Say why an attach failed, with what is in the way if anything. */
-static void
-explain_attach_failure(const struct af_xdp_port *port, int err)
-{
-	LIBBPF_OPTS(bpf_xdp_query_opts, q);
-	const char *iface = port->args.iface;
-	char name[BPF_OBJ_NAME_LEN];
-	struct af_xdp_owner owner;
-	int fd;
-
-	if (bpf_xdp_query(port->ifindex, 0, &q) == 0 && q.prog_id != 0) {
-		fd = open_builtin_copy(q.prog_id, name, &owner);
-		if (fd >= 0) {
-			close(fd);
-			explain_attached_copy(port, err, q.prog_id, name, &owner);
-			return;
-		}
-		AF_XDP_PORT_LOG(ERR, port,
-				"cannot attach the XDP program to %s: %s; XDP program id %u is already attached there and is not managed by libxdp. Remove it (ip link set dev %s xdp off), or reuse it with xdp_prog= or use_pinned_map=1",
-				iface, lib_strerror(err), q.prog_id, iface);
-		return;
-	}
-	AF_XDP_PORT_LOG(ERR, port, "cannot attach the XDP program to %s in %s mode: %s%s",
-			iface, af_xdp_attach_mode_name(port->args.mode), lib_strerror(err),
-			err == -EOPNOTSUPP ? " (the driver lacks this XDP mode: try mode=skb)" :
-			err == -EPERM ? " (needs CAP_NET_ADMIN and CAP_BPF: run as root)" : "");
-}
-
 /* Our own descriptor of a map: the program's go with the program. */
 static int
 dup_map_fd(const struct af_xdp_port *port, int fd, const char *what)
@@ -847,13 +286,13 @@ take_maps(struct af_xdp_port *port, struct af_xdp_prog_attachment *att, const ch
 
 	if (fd < 0)
 		return fd;
-	att->xskmap_fd = dup_map_fd(port, fd, XSKMAP_NAME);
+	att->xskmap_fd = dup_map_fd(port, fd, AF_XDP_XSKMAP_NAME);
 	if (att->xskmap_fd < 0)
 		return att->xskmap_fd;
 	if (port->redirect != AF_XDP_REDIRECT_DIRECT)
 		return 0;
-	fd = bpf_map__fd(bpf_object__find_map_by_name(att->obj, FALLBACKS_MAP_NAME));
-	att->fallbacks_fd = dup_map_fd(port, fd, FALLBACKS_MAP_NAME);
+	fd = af_xdp_builtin_fallbacks_fd(att->obj);
+	att->fallbacks_fd = dup_map_fd(port, fd, AF_XDP_FALLBACKS_MAP_NAME);
 	return att->fallbacks_fd < 0 ? att->fallbacks_fd : 0;
 }
 
@@ -868,12 +307,6 @@ close_maps(struct af_xdp_prog_attachment *att)
 	att->fallbacks_fd = -1;
 }
 
-/*
- * A program that is not multi-buffer aware cannot run on an interface whose
- * frames do not fit one page: the kernel refuses it (veth: its peer's MTU),
- * or would have to drop such frames.  Say so rather than let the attach fail
- * with EINVAL or ERANGE.
- */
 /*
  * Multi-buffer aware: libbpf sets BPF_F_XDP_HAS_FRAGS at load for a program
  * of section xdp.frags (or xdp.frags/...), so before load the section says.
@@ -892,6 +325,12 @@ frags_aware(struct xdp_program *prog)
 				strncmp(sec, "xdp.frags/", strlen("xdp.frags/")) == 0));
 }
 
+/*
+ * A program that is not multi-buffer aware cannot run on an interface whose
+ * frames do not fit one page: the kernel refuses it (veth: its peer's MTU),
+ * or would have to drop such frames.  Say so rather than let the attach fail
+ * with EINVAL or ERANGE.
+ */
 static int
 check_frags_support(const struct af_xdp_port *port, const struct af_xdp_prog_attachment *att)
 {
@@ -913,11 +352,10 @@ static int
 attach_program(struct af_xdp_port *port, struct af_xdp_prog_attachment *att)
 {
 	const char *what = att->origin == PROG_USER ? port->args.xdp_prog : "the built-in program";
-	struct leak_guard g;
 	int ret;
 
 	ret = att->origin == PROG_USER ? open_user_program(port, att) :
-	      open_builtin_program(port, att);
+	      af_xdp_builtin_open(port, &att->prog, &att->obj);
 	if (ret != 0)
 		return ret;
 	ret = check_frags_support(port, att);
@@ -925,12 +363,10 @@ attach_program(struct af_xdp_port *port, struct af_xdp_prog_attachment *att)
 		close_program(att);
 		return ret;
 	}
-	remove_orphans(port);
-	libxdp_call_begin(port->ifindex, &g);
-	ret = xdp_program__attach(att->prog, port->ifindex, libxdp_mode(port->args.mode), 0);
-	close_leaked(&g);
+	af_xdp_orphan_remove(port);
+	ret = af_xdp_libxdp_attach(att->prog, port->ifindex, libxdp_mode(port->args.mode));
 	if (ret != 0) {
-		explain_attach_failure(port, ret);
+		af_xdp_orphan_explain_attach(port, ret);
 		close_program(att);
 		return ret;
 	}
@@ -939,7 +375,7 @@ attach_program(struct af_xdp_port *port, struct af_xdp_prog_attachment *att)
 	if (ret != 0) {
 		/* Nothing of ours stays on the interface or open in the process. */
 		close_maps(att);
-		detach_program(port->ifindex, att->prog, att->mode);
+		af_xdp_libxdp_detach(att->prog, port->ifindex, att->mode);
 		close_program(att);
 	}
 	return ret;
@@ -1007,7 +443,7 @@ af_xdp_prog_attach(struct af_xdp_port *port)
 	struct af_xdp_prog_attachment *att;
 	int ret;
 
-	route_library_logs();
+	af_xdp_libxdp_route_logs();
 	pthread_mutex_lock(&attach_lock);
 	att = find_attachment(port->ifindex);
 	if (att != NULL) {
@@ -1061,7 +497,7 @@ log_detached(const struct af_xdp_port *port, const struct af_xdp_prog_attachment
 	else
 		AF_XDP_PORT_LOG(WARNING, port,
 				"cannot detach XDP program id %u from %s: %s; remove it with: ip link set dev %s xdp off",
-				xdp_program__id(att->prog), port->args.iface, lib_strerror(ret),
+				xdp_program__id(att->prog), port->args.iface, af_xdp_lib_strerror(ret),
 				port->args.iface);
 }
 
@@ -1084,7 +520,7 @@ af_xdp_prog_detach(struct af_xdp_port *port)
 
 	if (att->prog != NULL) {
 		/* Removes only our program: libxdp leaves others (and theirs) in place. */
-		ret = detach_program(att->ifindex, att->prog, att->mode);
+		ret = af_xdp_libxdp_detach(att->prog, att->ifindex, att->mode);
 		log_detached(port, att, ret);
 		close_program(att);
 	}
@@ -1097,57 +533,6 @@ int
 af_xdp_prog_fallbacks_fd(const struct af_xdp_port *port)
 {
 	return port->prog != NULL ? port->prog->fallbacks_fd : -1;
-}
-
-/*
- * A per-CPU map's value holds one counter per possible CPU of the machine,
- * however many lcores DPDK was built for.
- */
-static uint64_t *
-per_cpu_buffer(int *cpus)
-{
-	*cpus = libbpf_num_possible_cpus();
-	return *cpus > 0 ? calloc((size_t)*cpus, sizeof(uint64_t)) : NULL;
-}
-
-int
-af_xdp_prog_read_fallbacks(int fd, uint64_t counts[AF_XDP_FALLBACK_MAX])
-{
-	uint64_t *per_cpu;
-	int cpus, c, ret = 0;
-	uint32_t key;
-
-	memset(counts, 0, AF_XDP_FALLBACK_MAX * sizeof(counts[0]));
-	if (fd < 0)
-		return -EBADF;
-	per_cpu = per_cpu_buffer(&cpus);
-	if (per_cpu == NULL)
-		return -ENOMEM;
-	for (key = 0; key < AF_XDP_FALLBACK_MAX && ret == 0; key++) {
-		if (bpf_map_lookup_elem(fd, &key, per_cpu) != 0) {
-			ret = -errno;
-			break;
-		}
-		for (c = 0; c < cpus; c++)
-			counts[key] += per_cpu[c];
-	}
-	free(per_cpu);
-	return ret;
-}
-
-void
-af_xdp_prog_reset_fallbacks(int fd)
-{
-	uint64_t *zeros;
-	uint32_t key;
-	int cpus;
-
-	if (fd < 0)
-		return;
-	zeros = per_cpu_buffer(&cpus);
-	for (key = 0; zeros != NULL && key < AF_XDP_FALLBACK_MAX; key++)
-		(void)bpf_map_update_elem(fd, &key, zeros, BPF_ANY);
-	free(zeros);
 }
 
 int

@@ -6,7 +6,7 @@
 #define AF_XDP_PROG_H
 
 #include "af_xdp.h"
-#include "af_xdp_bpf_abi.h"
+#include "af_xdp_builtin.h"
 
 /* Resolve redirect=auto|direct|map against the running kernel, at probe. */
 int af_xdp_prog_choose_redirect(struct af_xdp_port *port);
@@ -25,10 +25,10 @@ void af_xdp_prog_detach(struct af_xdp_port *port);
 int af_xdp_prog_add_socket(struct af_xdp_port *port, uint32_t netdev_queue, int fd);
 void af_xdp_prog_remove_socket(struct af_xdp_port *port, uint32_t netdev_queue);
 
-/* afxdp_direct's counters: -1 when the direct program is not running. */
+/*
+ * afxdp_direct's counters: -1 when the direct program is not running;
+ * af_xdp_prog_read_fallbacks() reads them (af_xdp_builtin.h).
+ */
 int af_xdp_prog_fallbacks_fd(const struct af_xdp_port *port);
-/* Sum its per-CPU counters, in enum af_xdp_fallback order. */
-int af_xdp_prog_read_fallbacks(int fd, uint64_t counts[AF_XDP_FALLBACK_MAX]);
-void af_xdp_prog_reset_fallbacks(int fd);
 
 #endif /* AF_XDP_PROG_H */

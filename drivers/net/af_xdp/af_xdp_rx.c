@@ -36,8 +36,8 @@ static uint32_t next_binding_serial;
  * rearm_data of a fresh mbuf with data_off 0: the frame's offset in its
  * chunk, which the descriptor carries, is OR-ed in as data_off.
  */
-uint64_t
-af_xdp_rearm_template(uint16_t port_id)
+static uint64_t
+rearm_template(uint16_t port_id)
 {
 	struct rte_mbuf mb = { .data_off = 0, .nb_segs = 1, .port = port_id };
 
@@ -45,8 +45,15 @@ af_xdp_rearm_template(uint16_t port_id)
 	return *(mbuf_u64_t *)MBUF_AT(&mb, rearm_data);
 }
 
-uint64_t
-af_xdp_rx_offered_mark(uint32_t serial)
+/*
+ * rearm_data of an mbuf while it is offered to the kernel in a fill ring:
+ * refcnt and nb_segs 0, which no mbuf in use or in a mempool ever has, and
+ * in data_off and port a serial number unique to the queue's binding.  A
+ * frame received overwrites it with the rearm template; whatever still
+ * carries it when the socket is gone was offered and never came back.
+ */
+static uint64_t
+offered_mark(uint32_t serial)
 {
 	struct rte_mbuf mb = {
 		.data_off = (uint16_t)serial, .nb_segs = 0, .port = (uint16_t)(serial >> 16),
@@ -64,8 +71,8 @@ af_xdp_rxq_bind(struct af_xdp_rx_queue *rxq, const struct xsk_ring *rx,
 	rxq->rx = *rx;
 	rxq->fill = *fill;
 	rxq->mbuf_base = layout->mbuf_base;
-	rxq->rearm_template = af_xdp_rearm_template(rxq->port_id);
-	rxq->offered_mark = af_xdp_rx_offered_mark(
+	rxq->rearm_template = rearm_template(rxq->port_id);
+	rxq->offered_mark = offered_mark(
 		__atomic_fetch_add(&next_binding_serial, 1, __ATOMIC_RELAXED));
 	rxq->fd = fd;
 	rxq->fill_shortfall = 0;

@@ -32,7 +32,7 @@
 /*
  * An mbuf's fields are set in two steps.  When it is offered to the kernel
  * in the fill ring, one 32-byte store sets rearm_data to the queue's
- * offered mark (af_xdp_rx_offered_mark()) and zeroes everything after it up
+ * offered mark (offered_mark() in af_xdp_rx.c) and zeroes everything after it up
  * to the hash: ol_flags, packet_type, pkt_len, data_len, vlan_tci.  When a
  * frame comes back in it, three stores set rearm_data (data_off, refcnt,
  * nb_segs, port), pkt_len and data_len.  The kernel writes only the chunk, never the header, in
@@ -480,7 +480,7 @@ const char *af_xdp_rx_burst_name(eth_rx_burst_t burst, bool *multi_buffer);
 /*
  * Serve the queue from a socket's Rx and fill rings (fd: for wakeups, -1
  * for rings in plain memory).  The queue's offered mbufs get a mark of
- * their own (af_xdp_rx_offered_mark()).
+ * their own (offered_mark() in af_xdp_rx.c).
  */
 void af_xdp_rxq_bind(struct af_xdp_rx_queue *rxq, const struct xsk_ring *rx,
 		     const struct xsk_ring *fill, const struct af_xdp_umem_layout *layout,
@@ -501,16 +501,5 @@ unsigned int af_xdp_rxq_reclaim(struct af_xdp_rx_queue *rxq);
 
 /* The queue no longer has a socket: a frame half assembled is freed. */
 void af_xdp_rxq_unbind(struct af_xdp_rx_queue *rxq);
-
-uint64_t af_xdp_rearm_template(uint16_t port_id);
-
-/*
- * rearm_data of an mbuf while it is offered to the kernel in a fill ring:
- * refcnt and nb_segs 0, which no mbuf in use or in a mempool ever has, and
- * in data_off and port a serial number unique to the queue's binding.  A
- * frame received overwrites it with the rearm template; whatever still
- * carries it when the socket is gone was offered and never came back.
- */
-uint64_t af_xdp_rx_offered_mark(uint32_t serial);
 
 #endif /* AF_XDP_RX_H */

@@ -31,7 +31,13 @@ void af_xdp_socket_close(struct af_xdp_socket *sock);
 /* The kernel's counters of the socket fd (XDP_STATISTICS); zeros and -errno on failure. */
 int af_xdp_socket_kernel_stats(int fd, struct af_xdp_kernel_stats *ks);
 
-/* The NAPI context the socket fd receives from; 0 when none (veth, generic XDP). */
+/*
+ * The NAPI context the socket fd receives from, as the kernel recorded it
+ * with the first frame received (a zero-copy socket's also with its first
+ * send): 0 until then, and where there is none (generic XDP; veth's XDP
+ * path on some kernels: 6.18's has none, 6.12's has one, and so has the
+ * patched kernel's zero-copy).
+ */
 int af_xdp_socket_napi_id(int fd, unsigned int *napi_id);
 
 #endif /* AF_XDP_SOCKET_H */

@@ -26,10 +26,6 @@
 
 #include "af_xdp_umem.h"
 
-#ifndef SOL_XDP
-#define SOL_XDP 283
-#endif
-
 struct af_xdp_umem {
 	TAILQ_ENTRY(af_xdp_umem) next;	/* in the process-wide list */
 	struct rte_mempool *mb_pool;
@@ -167,15 +163,15 @@ explain_refusal(const struct af_xdp_port *port, const struct af_xdp_umem *umem, 
 static int
 register_umem(const struct af_xdp_port *port, int fd, const struct af_xdp_umem *umem)
 {
-	struct xdp_umem_reg reg = {
-		.addr = umem->layout.area,
-		.len = umem->layout.size,
-		.chunk_size = umem->layout.chunk_size,
-		.headroom = 0,
-		.flags = XDP_UMEM_UNALIGNED_CHUNK_FLAG,
-	};
+	struct af_xdp_umem_reg reg;
 	int err;
 
+	/* Every byte the kernel reads is ours: no padding left to chance. */
+	memset(&reg, 0, sizeof(reg));
+	reg.addr = umem->layout.area;
+	reg.len = umem->layout.size;
+	reg.chunk_size = umem->layout.chunk_size;
+	reg.flags = XDP_UMEM_UNALIGNED_CHUNK_FLAG;
 	if (setsockopt(fd, SOL_XDP, XDP_UMEM_REG, &reg, sizeof(reg)) == 0)
 		return 0;
 	err = errno;
