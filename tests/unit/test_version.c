@@ -13,7 +13,8 @@
 #include "af_xdp_version.h"
 #include "unit_test.h"
 
-#define V(y, m, n) RTE_VERSION_NUM(y, m, n, 0)
+#define V(y, m, n) RTE_VERSION_NUM(y, m, n, AF_XDP_DPDK_RELEASE)
+#define RC(y, m, n, r) RTE_VERSION_NUM(y, m, n, r)
 #define CHECK_STR(a, b) do { \
 	const char *_a = (a), *_b = (b); \
 	CHECK(strcmp(_a, _b) == 0, "\"%s\", expected \"%s\"", _a, _b); \
@@ -27,9 +28,14 @@ static void
 test_match(void)
 {
 	CHECK_MATCH(V(22, 11, 11), V(22, 11, 11), AF_XDP_DPDK_SAME);
-	/* a release candidate's number is not part of the release */
-	CHECK_MATCH(V(22, 11, 11), RTE_VERSION_NUM(22, 11, 11, 99), AF_XDP_DPDK_SAME);
+	CHECK_MATCH(RC(25, 11, 0, 1), RC(25, 11, 0, 1), AF_XDP_DPDK_SAME);
+	/* a release candidate runs only in its very release, and only it */
+	CHECK_MATCH(RC(25, 11, 0, 1), RC(25, 11, 0, 2), AF_XDP_DPDK_OTHER_CANDIDATE);
+	CHECK_MATCH(RC(25, 11, 0, 4), V(25, 11, 0), AF_XDP_DPDK_OTHER_CANDIDATE);
+	CHECK_MATCH(V(25, 11, 0), RC(25, 11, 1, 1), AF_XDP_DPDK_OTHER_CANDIDATE);
+	CHECK_MATCH(RC(25, 11, 0, 1), V(24, 11, 0), AF_XDP_DPDK_OTHER_LINE);
 	CHECK_MATCH(V(22, 11, 11), V(22, 11, 12), AF_XDP_DPDK_SAME_LINE);
+	/* either way: the evidence covers older to newer and newer to older */
 	CHECK_MATCH(V(24, 11, 6), V(24, 11, 1), AF_XDP_DPDK_SAME_LINE);
 	CHECK_MATCH(V(22, 11, 11), V(23, 11, 0), AF_XDP_DPDK_OTHER_LINE);
 	CHECK_MATCH(V(23, 11, 7), V(23, 7, 7), AF_XDP_DPDK_OTHER_LINE);
@@ -43,10 +49,9 @@ test_strings(void)
 
 	CHECK_STR(af_xdp_dpdk_version_str(V(23, 7, 0), buf, sizeof(buf)), "23.07.0");
 	CHECK_STR(af_xdp_dpdk_version_str(V(22, 11, 11), buf, sizeof(buf)), "22.11.11");
+	CHECK_STR(af_xdp_dpdk_version_str(RC(25, 11, 0, 3), buf, sizeof(buf)), "25.11.0-rc3");
 	/* built for the DPDK whose headers compiled this test */
-	CHECK_STR(af_xdp_dpdk_built_for(),
-		  af_xdp_dpdk_version_str(V(RTE_VER_YEAR, RTE_VER_MONTH, RTE_VER_MINOR),
-					  buf, sizeof(buf)));
+	CHECK_STR(af_xdp_dpdk_built_for(), af_xdp_dpdk_version_str(RTE_VERSION, buf, sizeof(buf)));
 }
 
 int

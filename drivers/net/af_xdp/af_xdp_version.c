@@ -11,36 +11,43 @@
 #include "af_xdp.h"
 #include "af_xdp_version.h"
 
-/* The release candidate's number: not part of the version compared. */
-#define VERSION_RELEASE_MASK	0xffu
 /* Year and month: one LTS line. */
 #define VERSION_LINE(v)		((v) >> 16)
+#define VERSION_RELEASE(v)	((v) & 0xffu)
 
-static const uint32_t built_for = RTE_VERSION_NUM(RTE_VER_YEAR, RTE_VER_MONTH,
-						  RTE_VER_MINOR, 0);
+static const uint32_t built_for = RTE_VERSION;
 
 enum af_xdp_dpdk_match
 af_xdp_dpdk_match(uint32_t built, uint32_t running)
 {
+	if (built == running)
+		return AF_XDP_DPDK_SAME;
 	if (VERSION_LINE(built) != VERSION_LINE(running))
 		return AF_XDP_DPDK_OTHER_LINE;
-	if ((built & ~VERSION_RELEASE_MASK) != (running & ~VERSION_RELEASE_MASK))
-		return AF_XDP_DPDK_SAME_LINE;
-	return AF_XDP_DPDK_SAME;
+	if (VERSION_RELEASE(built) != AF_XDP_DPDK_RELEASE ||
+	    VERSION_RELEASE(running) != AF_XDP_DPDK_RELEASE)
+		return AF_XDP_DPDK_OTHER_CANDIDATE;
+	return AF_XDP_DPDK_SAME_LINE;
 }
 
 const char *
 af_xdp_dpdk_version_str(uint32_t version, char *buf, size_t size)
 {
-	snprintf(buf, size, "%u.%02u.%u", version >> 24, (version >> 16) & 0xff,
-		 (version >> 8) & 0xff);
+	unsigned int release = VERSION_RELEASE(version);
+
+	if (release == AF_XDP_DPDK_RELEASE)
+		snprintf(buf, size, "%u.%02u.%u", version >> 24, (version >> 16) & 0xff,
+			 (version >> 8) & 0xff);
+	else
+		snprintf(buf, size, "%u.%02u.%u-rc%u", version >> 24, (version >> 16) & 0xff,
+			 (version >> 8) & 0xff, release);
 	return buf;
 }
 
 const char *
 af_xdp_dpdk_built_for(void)
 {
-	static char str[16];
+	static char str[24];
 
 	return af_xdp_dpdk_version_str(built_for, str, sizeof(str));
 }
@@ -48,16 +55,20 @@ af_xdp_dpdk_built_for(void)
 static int
 check_version(uint32_t running)
 {
-	char run[16];
+	char run[24];
 
 	af_xdp_dpdk_version_str(running, run, sizeof(run));
 	switch (af_xdp_dpdk_match(built_for, running)) {
 	case AF_XDP_DPDK_SAME:
 		return 0;
 	case AF_XDP_DPDK_SAME_LINE:
-		AF_XDP_LOG(NOTICE, "%s was built for DPDK %s and runs in DPDK %s, another point release of the same line, whose driver interfaces are the same",
-			   AF_XDP_PROJECT, af_xdp_dpdk_built_for(), run);
+		AF_XDP_LOG(NOTICE, "%s was built for DPDK %s and runs in DPDK %s: the same LTS line, whose point releases have kept the driver interfaces it uses; rebuild it against %s to pick up fixes in DPDK's inline functions",
+			   AF_XDP_PROJECT, af_xdp_dpdk_built_for(), run, run);
 		return 0;
+	case AF_XDP_DPDK_OTHER_CANDIDATE:
+		AF_XDP_LOG(ERR, "%s was built for DPDK %s but this is DPDK %s: a release candidate's driver interfaces may still change; build it against DPDK %s (scripts/dpdk-build.sh --source)",
+			   AF_XDP_PROJECT, af_xdp_dpdk_built_for(), run, run);
+		return -ENOTSUP;
 	case AF_XDP_DPDK_OTHER_LINE:
 		break;
 	}
@@ -71,7 +82,7 @@ int
 af_xdp_dpdk_check_running(void)
 {
 	return check_version(RTE_VERSION_NUM(rte_version_year(), rte_version_month(),
-					     rte_version_minor(), 0));
+					     rte_version_minor(), rte_version_release()));
 }
 
 /*
@@ -85,14 +96,15 @@ af_xdp_dpdk_check_running(void)
 RTE_INIT(af_xdp_check_loading_process)
 {
 	const char *(*process_version)(void);
-	unsigned int year, month, minor;
+	unsigned int year, month, minor, release = AF_XDP_DPDK_RELEASE;
 
 	process_version = (const char *(*)(void))dlsym(RTLD_DEFAULT, "rte_version");
 	if (process_version == NULL || process_version == rte_version)
 		return;
-	if (sscanf(process_version(), "%*s %u.%u.%u", &year, &month, &minor) != 3)
+	/* "DPDK 24.11.6", or "DPDK 25.11.0-rc1" */
+	if (sscanf(process_version(), "%*s %u.%u.%u-rc%u", &year, &month, &minor, &release) < 3)
 		return;
-	if (check_version(RTE_VERSION_NUM(year, month, minor, 0)) != 0)
+	if (check_version(RTE_VERSION_NUM(year, month, minor, release)) != 0)
 		AF_XDP_LOG(ERR, "%s drives no port in this process: its driver is registered with the libraries of DPDK %s, not this process's",
 			   AF_XDP_PROJECT, af_xdp_dpdk_built_for());
 }

@@ -8,10 +8,12 @@
 /*
  * Which DPDK the plugin may run in. It is built against DPDK's internal
  * driver API (struct rte_eth_dev, eth_dev_ops, the vdev bus), which carries
- * no ABI promise between releases, so the running DPDK must be the one it
- * was built for: the same LTS line (year and month). Within a line, point
- * releases keep what the plugin uses unchanged (README.md, "DPDK versions",
- * gives the evidence), so another point release loads it with a notice.
+ * no ABI promise, and whose layouts differ between LTS lines: the running
+ * DPDK must be of the line (year and month) it was built for. Within a line,
+ * every point release so far kept what the plugin compiles in unchanged
+ * (README.md, "DPDK versions", gives the evidence), so another point
+ * release loads it with a notice; a release candidate, whose interfaces may
+ * still change, only the very release it was built for.
  */
 
 #include <stddef.h>
@@ -21,15 +23,16 @@ enum af_xdp_dpdk_match {
 	AF_XDP_DPDK_SAME,	/* the release it was built for */
 	AF_XDP_DPDK_SAME_LINE,	/* another point release of that line */
 	AF_XDP_DPDK_OTHER_LINE,	/* another line: refused */
+	AF_XDP_DPDK_OTHER_CANDIDATE, /* either is a release candidate, not the same: refused */
 };
 
-/*
- * How DPDK @running (an RTE_VERSION_NUM) relates to @built; the release
- * field (a candidate's number) is not compared.
- */
+/* RTE_VER_RELEASE of a release; a candidate's is its number (-rc1: 1). */
+#define AF_XDP_DPDK_RELEASE 99
+
+/* How DPDK @running relates to @built (both RTE_VERSION_NUMs). */
 enum af_xdp_dpdk_match af_xdp_dpdk_match(uint32_t built, uint32_t running);
 
-/* @version (an RTE_VERSION_NUM) as DPDK prints it: "22.11.11", "23.07.0". */
+/* @version (an RTE_VERSION_NUM) as DPDK prints it: "22.11.11", "23.07.0-rc1". */
 const char *af_xdp_dpdk_version_str(uint32_t version, char *buf, size_t size);
 
 /* "Major.minor.patch" of the DPDK built for: "22.11.11". */
