@@ -8,7 +8,7 @@
 # into results/bench-<date>-<time>/ (or --out DIR). doc/guides/benchmark.rst
 # says how to read them.
 #
-# Usage: scripts/bench.sh [--dpdk 24.11|25.11] [--quick | --smoke] [bench/run.py options]
+# Usage: scripts/bench.sh [--dpdk 23.11|24.11|25.11] [--quick | --smoke] [bench/run.py options]
 #   --dpdk LINE  against that DPDK (scripts/dpdk-build.sh builds it and our
 #                plugin for it): its testpmd, its stock net_af_xdp, its l2fwd
 #   (none)       5 repeats x 3 s of every configuration, in each of its
@@ -25,7 +25,7 @@ build_dir=${BUILD_DIR:-$top/build}
 
 line=
 if [ "${1:-}" = "--dpdk" ]; then
-	line=${2:?--dpdk needs a DPDK line: 24.11 or 25.11}
+	line=${2:?--dpdk needs a DPDK line: 23.11, 24.11 or 25.11}
 	shift 2
 fi
 

@@ -1,21 +1,31 @@
 #!/usr/bin/env bash
-# Build our plugin for another DPDK LTS line than Debian 12's: DPDK itself from
-# Debian's source package of a pinned version (built once, cached), with only
-# what the tests need, then the plugin against it in its own build directory.
+# Build our plugin for another DPDK LTS line than Debian 12's: DPDK itself
+# (built once, cached) with only what the tests need, then the plugin against
+# it in its own build directory.
 #
-# Usage: scripts/dpdk-build.sh <24.11|25.11> [--source DIR]
-#   --source DIR  build DPDK from this source tree instead (its VERSION must be
-#                 of the same line), e.g. when the mirror no longer serves the
-#                 pinned source; the log says that it is not the pinned one
+# Usage: scripts/dpdk-build.sh <23.11|24.11|25.11> [--tarball FILE|DIR] [--source DIR]
+# DPDK's source, the first of:
+#   --source DIR    a DPDK source tree of that line, used as it is
+#   --tarball PATH  a DPDK release tarball (dpdk-<version>.tar.xz, as
+#                   dpdk.org or `git archive` of a release tag makes it), or a
+#                   directory searched for dpdk-<line>.*.tar.xz (the newest);
+#                   its SHA-256 must match a SHA256SUMS file (sha256sum's
+#                   format) or a <tarball>.sha256 beside it
+#   Debian's source package of the pinned version (PIN below), where the
+#                   system's Debian mirror serves it
+#   the tarball directory AFXDP_DPDK_TARBALLS, else ../shared/dpdk beside
+#                   the checkout when it exists
 # Prints the plugin's build directory on the last line of its output; its
 # dpdk-l2fwd is that DPDK's examples/l2fwd (for scripts/bench.sh --dpdk).
-# Exit: 0 built; 3 the pinned source cannot be obtained (the message says why
-# and, where the mirror moved on, which version to pin); 1 any other error.
+# Exit: 0 built; 3 no source of that line can be had (the message says what
+# was tried); 1 any other error (a digest that does not match included).
 #
 # 22.11 is Debian 12's own DPDK, used as installed: scripts/setup.sh, ./build.
 # Environment:
 #   AFXDP_CACHE   sources, DPDK builds (default /var/cache/af-xdp-direct)
-#   AFXDP_DPDK_SOURCE_24_11, AFXDP_DPDK_SOURCE_25_11
+#   AFXDP_DPDK_TARBALLS
+#                 a directory of DPDK release tarballs with their SHA256SUMS
+#   AFXDP_DPDK_SOURCE_23_11, AFXDP_DPDK_SOURCE_24_11, AFXDP_DPDK_SOURCE_25_11
 #                 a default for --source, per line (scripts/test.sh passes
 #                 the environment on)
 #   AFXDP_JOBS    ninja -j for DPDK (default 2)
@@ -33,6 +43,7 @@ die() { printf '[dpdk-build] error: %s\n' "$1" >&2; exit "${2:-1}"; }
 # others', the driver adapts in af_xdp_compat.h by RTE_VERSION, or by what
 # DPDK's own headers define (RTE_MP_MAX_FD_NUM in af_xdp_mp.c), never by
 # copies of files.
+# 23.11 is in no Debian suite (Ubuntu 24.04's DPDK): a release tarball only.
 declare -A PIN=([24.11]=24.11.8-0+deb13u1 [25.11]=25.11.4-1)
 declare -A SUITE=([24.11]=trixie [25.11]=forky)
 
@@ -51,10 +62,12 @@ LIBS+=,security,cryptodev,eventdev,timer,dmadev
 
 line=${1:-}
 shift || true
-source_dir=
+source_dir= tarball=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--source) source_dir=$(cd "${2:?--source needs a directory}" && pwd); shift 2 ;;
+	--tarball) tarball=$(realpath -e "${2:?--tarball needs a file or directory}" 2>/dev/null) ||
+		die "--tarball $2: no such file or directory"; shift 2 ;;
 	*) die "unknown argument '$1' (see the head of $0)" ;;
 	esac
 done
@@ -64,34 +77,97 @@ if [ -z "$source_dir" ]; then
 fi
 case "$line" in
 22.11) die "22.11 is Debian 12's installed DPDK: scripts/setup.sh builds ./build for it" ;;
-24.11 | 25.11) ;;
-*) die "usage: $0 <24.11|25.11> [--source DIR]" ;;
+23.11 | 24.11 | 25.11) ;;
+*) die "usage: $0 <23.11|24.11|25.11> [--tarball FILE|DIR] [--source DIR]" ;;
 esac
 [ "$(id -u)" -eq 0 ] || die "run as root: the sources and builds are cached in $cache"
 # Debian's python3 has the pyelftools DPDK's build needs (scripts/setup.sh).
 export PATH=/usr/bin:$PATH
 
 # --- 1. the source -----------------------------------------------------------
+# Each way sets src (the tree), version, and origin: what identifies the
+# source in the cache key (the tarball's digest, Debian's version, a path).
+
+# The newest dpdk-<line>.*.tar.xz in directory $1, or nothing.
+tarball_in() {
+	find "$1" -maxdepth 1 -name "dpdk-$line.*.tar.xz" -printf '%f\n' 2>/dev/null |
+		sort -V | tail -n1 | sed "s|^.|$1/&|"
+}
+
+# The SHA-256 that tarball $1 must have, from SHA256SUMS or <tarball>.sha256
+# beside it; dies when neither names it.
+expected_digest() {
+	local dir name sums
+	dir=$(dirname "$1") name=$(basename "$1")
+	for sums in "$dir/SHA256SUMS" "$1.sha256"; do
+		[ -f "$sums" ] || continue
+		awk -v n="$name" '{ f = $2; sub(/^\*/, "", f) } f == n || (NF == 1) { print $1; exit }' "$sums"
+		return 0
+	done
+	die "no SHA256SUMS or $name.sha256 beside $1: write one from the digest the release was published with (sha256sum's format: '<digest>  $name')"
+}
+
+# Tarball $1, its digest checked, unpacked once into the cache.
+use_tarball() {
+	local want have tree
+	want=$(expected_digest "$1")
+	[ -n "$want" ] || die "$(dirname "$1")/SHA256SUMS does not list $(basename "$1")"
+	have=$(sha256sum "$1" | cut -d' ' -f1)
+	[ "$have" = "$want" ] || die "$1: SHA-256 $have, but its SHA256SUMS says $want: refusing a tarball that is not the release"
+	tree=$cache/dpdk-src/${have:0:16}
+	if [ ! -f "$tree/.complete" ]; then
+		rm -rf "$tree" && mkdir -p "$tree"
+		# dpdk.org's stable tarballs unpack into dpdk-stable-<version>/,
+		# git archive's into dpdk-<version>/: drop whichever it is.
+		tar -xJf "$1" -C "$tree" --strip-components=1
+		touch "$tree/.complete"
+	fi
+	src=$tree version=$(cat "$src/VERSION") origin="tarball sha256 $have"
+	log "DPDK $version from $1 (SHA-256 checked)"
+}
+
+# Debian's pinned source package of the line, if the mirror serves it;
+# otherwise why not is added to "why".
+use_debian_pin() {
+	local err rc=0
+	[ -n "${PIN[$line]:-}" ] || { why+=("no Debian suite carries DPDK $line"); return 1; }
+	err=$(mktemp)
+	src=$("$top/scripts/dpdk-source.sh" "${PIN[$line]}" "${SUITE[$line]}" 2>"$err") || rc=$?
+	if [ "$rc" -ne 0 ]; then
+		why+=("$(sed -n 's/^.*error: //; s/ (see above)//p' "$err" | tail -n1)")
+		rm -f "$err"
+		return 1
+	fi
+	rm -f "$err"
+	version=$(cat "$src/VERSION") origin="debian dpdk=${PIN[$line]}"
+	log "DPDK $version from Debian's source package dpdk=${PIN[$line]}"
+}
+
+why=()
 if [ -n "$source_dir" ]; then
 	src=$source_dir
 	[ -f "$src/VERSION" ] || die "--source $src is not a DPDK source tree (no VERSION)"
-	version=$(cat "$src/VERSION")
-	[ "${version#"$line".}" != "$version" ] || die "--source $src is DPDK $version, not of line $line"
-	log "DPDK $version from $src (not the pinned Debian source ${PIN[$line]})"
-else
-	pin=${PIN[$line]}
-	rc=0
-	src=$("$top/scripts/dpdk-source.sh" "$pin" "${SUITE[$line]}") || rc=$?
-	[ "$rc" -eq 0 ] || die "no DPDK $line: the pinned source cannot be obtained (above; PIN in $0, or --source DIR)" "$rc"
-	version=$(cat "$src/VERSION")
-	log "DPDK $version from Debian's source package dpdk=$pin"
+	version=$(cat "$src/VERSION") origin="tree $src"
+	log "DPDK $version from the tree $src"
+elif [ -n "$tarball" ]; then
+	[ -d "$tarball" ] && { t=$(tarball_in "$tarball"); [ -n "$t" ] ||
+		die "no dpdk-$line.*.tar.xz in $tarball" 3; tarball=$t; }
+	use_tarball "$tarball"
+elif ! use_debian_pin; then
+	dir=$(realpath -m "${AFXDP_DPDK_TARBALLS:-$top/../shared/dpdk}")
+	t=$(tarball_in "$dir")
+	[ -n "$t" ] || die "no DPDK $line: ${why[*]}; and no dpdk-$line.*.tar.xz in $dir (--tarball, AFXDP_DPDK_TARBALLS)" 3
+	log "${why[*]}: taking the release tarball"
+	use_tarball "$t"
 fi
+[ "${version#"$line".}" != "$version" ] || die "the source is DPDK $version, not of line $line"
 
 # --- 2. DPDK, cached by (recipe, version, options) ----------------------------
 options=(--buildtype=release -Ddefault_library=shared -Dplatform=generic
 	-Denable_driver_sdk=true -Dtests=false -Denable_docs=false -Dexamples=l2fwd
 	"-Denable_apps=$APPS" "-Denable_drivers=$DRIVERS" "-Denable_libs=$LIBS")
-key=$(printf '%s\n' "recipe $RECIPE" "version $version" "${options[@]}" | sha256sum | cut -c1-12)
+key=$(printf '%s\n' "recipe $RECIPE" "$origin" "version $version" "${options[@]}" |
+	sha256sum | cut -c1-12)
 dpdk_dir=$cache/dpdk/$version-$key
 prefix=$dpdk_dir/prefix
 if [ -f "$dpdk_dir/.complete" ]; then
