@@ -1,11 +1,19 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""Summarize a meson testlog.json: counts per result, and each skipped or
+"""Summarize meson testlog.json files: counts per result, and each skipped or
 failed test with its reason (the last line it printed), so that a skip is
-never mistaken for a pass."""
+never mistaken for a pass.
+
+Usage: test-summary.py TESTLOG.json            one run, in detail
+       test-summary.py --total TESTLOG.json...  the runs' totals, as one
+                                                'N passed, N failed, N skipped' line
+"""
 import json
 import sys
 from collections import Counter
+
+PASSED = ("OK", "EXPECTEDFAIL")
+SKIPPED = ("SKIP",)
 
 
 def reason(entry):
@@ -19,14 +27,33 @@ def reason(entry):
     return ""
 
 
-def main():
-    entries = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+def entries_of(path):
+    with open(path) as f:
+        return [json.loads(l) for l in f if l.strip()]
+
+
+def detail(path):
+    entries = entries_of(path)
     counts = Counter(e["result"] for e in entries)
     print()
     print("Test summary: " + ", ".join("%d %s" % (n, r.lower()) for r, n in sorted(counts.items())))
     for e in entries:
-        if e["result"] not in ("OK", "EXPECTEDFAIL"):
+        if e["result"] not in PASSED:
             print("  %-8s %-40s %s" % (e["result"], e["name"], reason(e)))
+
+
+def total(paths):
+    results = [e["result"] for p in paths for e in entries_of(p)]
+    passed = sum(r in PASSED for r in results)
+    skipped = sum(r in SKIPPED for r in results)
+    print("%d passed, %d failed, %d skipped" % (passed, len(results) - passed - skipped, skipped))
+
+
+def main():
+    if sys.argv[1:2] == ["--total"]:
+        total(sys.argv[2:])
+    else:
+        detail(sys.argv[1])
     return 0
 
 

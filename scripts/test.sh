@@ -5,10 +5,13 @@
 # vm (inside a VM booting the patched kernel).  Run as root: the tests create
 # network namespaces, veth pairs and XDP programs.
 #
-# Then the same plugin for the other DPDK LTS lines (scripts/dpdk-build.sh):
-# the integration suite against 24.11, a smoke subset against 25.11, each
-# with that version's testpmd and stock driver; a line whose DPDK cannot be
-# obtained is reported as skipped, with the reason.
+# Then the same plugin for the other DPDK LTS lines (scripts/dpdk-build.sh:
+# 23.11, 24.11 and 25.11, from Debian's source package or DPDK's release
+# tarballs in ../shared/dpdk): on each, the unit suite and the integration
+# tests of suite 'line' (tests/integration/meson.build says which and why)
+# with that line's testpmd, secondary tools and stock driver; on 24.11 also
+# zero-copy forwarding in the VM. A line whose source cannot be had is
+# reported as skipped, with the reason.
 #
 # Usage: scripts/test.sh [--no-vm] [meson test options, e.g. --suite unit]
 #   --no-vm   do not build the patched kernel (the vm suite is then skipped,
@@ -17,7 +20,8 @@
 # With meson test options, only Debian 12's DPDK is tested (unless
 # AFXDP_DPDK_LINES says otherwise).
 # Environment: BUILD_DIR (default ./build); AFXDP_DPDK_LINES, the other lines
-# to test (default "24.11 25.11"; empty: none)
+# to test (default "23.11 24.11 25.11"; empty: none); scripts/dpdk-build.sh's
+# (AFXDP_DPDK_TARBALLS, ...)
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -34,47 +38,74 @@ if [ $vm -eq 1 ]; then
 	"$top/kernel/build.sh"
 fi
 
+if [ $# -gt 0 ]; then
+	lines=${AFXDP_DPDK_LINES-}
+else
+	lines=${AFXDP_DPDK_LINES-23.11 24.11 25.11}
+fi
+# What runs on each other line, besides Debian 12's 22.11 (every suite).
+declare -A LINE_EXTRA=([24.11]="vm-zc-io_fwd")
+
+# Every line built first: test_dpdk_line loads each line's plugin into the
+# others' testpmd (AFXDP_LINE_PLUGINS).
+plugin_of() {
+	find "$1/drivers/net/af_xdp" -maxdepth 1 -type f -name 'librte_net_af_xdp_direct.so.*' -print -quit
+}
+declare -A LINE_BUILD=()
+skipped=()
+line_plugins=$(plugin_of "$build_dir")
+for line in $lines; do
+	echo "=== DPDK $line: building"
+	out=$(mktemp)
+	rc=0
+	"$top/scripts/dpdk-build.sh" "$line" 2>&1 | tee "$out" || rc=${PIPESTATUS[0]}
+	if [ "$rc" -eq 0 ]; then
+		LINE_BUILD[$line]=$(tail -n1 "$out")
+		line_plugins+=:$(plugin_of "${LINE_BUILD[$line]}")
+	elif [ "$rc" -eq 3 ]; then
+		skipped+=("DPDK $line: $(sed -n 's/^.*error: //p' "$out" | head -n1)")
+	else
+		skipped+=("DPDK $line: scripts/dpdk-build.sh failed (exit $rc): FAIL")
+		status_build=1
+	fi
+	rm -f "$out"
+done
+export AFXDP_LINE_PLUGINS=$line_plugins
+
+# Each run's testlog.json, kept for the grand total at the end.
+logs=$(mktemp -d)
+trap 'rm -rf "$logs"' EXIT
+summarize() {
+	python3 "$top/scripts/test-summary.py" "$1/meson-logs/testlog.json" || true
+	cp "$1/meson-logs/testlog.json" "$logs/$(ls "$logs" | wc -l).json" 2>/dev/null || true
+}
+
 # One test at a time: the tests share the machine's two cores and time out
 # under contention.
 status=0
 meson test -C "$build_dir" --print-errorlogs --num-processes 1 "$@" || status=$?
-python3 "$top/scripts/test-summary.py" "$build_dir/meson-logs/testlog.json" || true
+summarize "$build_dir"
 
-# The other DPDK lines: what runs against each.
-declare -A LINE_TESTS=(
-	[24.11]="--suite unit --suite integration"
-	[25.11]="rxonly io_fwd bad_devargs"
-)
-if [ $# -gt 0 ]; then
-	lines=${AFXDP_DPDK_LINES-}
-else
-	lines=${AFXDP_DPDK_LINES-24.11 25.11}
-fi
-skipped=()
+[ -z "${status_build:-}" ] || status=1
 for line in $lines; do
+	line_build=${LINE_BUILD[$line]:-}
+	[ -n "$line_build" ] || continue
 	echo
-	echo "=== DPDK $line: ${LINE_TESTS[$line]:-?}"
-	out=$(mktemp)
-	rc=0
-	"$top/scripts/dpdk-build.sh" "$line" 2>&1 | tee "$out" || rc=${PIPESTATUS[0]}
-	if [ "$rc" -eq 3 ]; then
-		skipped+=("DPDK $line: $(grep 'error:' "$out" | head -n1 | sed 's/^.*error: //')")
-		rm -f "$out"
-		continue
-	elif [ "$rc" -ne 0 ]; then
-		echo "DPDK $line: scripts/dpdk-build.sh failed (exit $rc)"
+	echo "=== DPDK $line: --suite unit --suite line"
+	meson test -C "$line_build" --print-errorlogs --num-processes 1 --suite unit --suite line ||
 		status=1
-		rm -f "$out"
-		continue
-	fi
-	line_build=$(tail -n1 "$out")
-	rm -f "$out"
+	summarize "$line_build"
+	[ -n "${LINE_EXTRA[$line]:-}" ] || continue
+	echo "=== DPDK $line: ${LINE_EXTRA[$line]}"
 	# shellcheck disable=SC2086 # the test list is words
-	meson test -C "$line_build" --print-errorlogs --num-processes 1 ${LINE_TESTS[$line]} ||
+	meson test -C "$line_build" --print-errorlogs --num-processes 1 ${LINE_EXTRA[$line]} ||
 		status=1
-	python3 "$top/scripts/test-summary.py" "$line_build/meson-logs/testlog.json" || true
+	summarize "$line_build"
 done
 for s in "${skipped[@]}"; do
 	echo "  SKIP     $s"
 done
+echo
+echo "All DPDK lines:"
+python3 "$top/scripts/test-summary.py" --total "$logs"/*.json || true
 exit $status
