@@ -394,11 +394,13 @@ class TestPmd:
         return info
 
     def mempool(self, name):
-        """`dump_mempool <name>`: {'size', 'populated_size', 'cache_size',
+        """`dump_mempool <name>` (`dump mempool` from 25.11): {'size', 'populated_size', 'cache_size',
         'total_cache_count', 'common_pool_count', 'avail'}. `avail` is what
         rte_mempool_avail_count() returns: the common pool plus every lcore's
         cache (an mbuf in a cache is free, though not in the common pool)."""
         out = self.cmd("dump_mempool %s" % name)
+        if "Command not found" in out:      # testpmd 25.11 spells it in two words
+            out = self.cmd("dump mempool %s" % name)
         info = {}
         for key in ("size", "populated_size", "cache_size", "total_cache_count",
                     "common_pool_count"):
