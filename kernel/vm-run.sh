@@ -31,7 +31,8 @@
 # copied to the host directory AFXDP_VM_RESULTS_DIR, when that is set, once
 # the VM has ended. Environment variables named AFXDP_* are passed in, and
 # PYTHONPATH (the tests' library, python/, is on the host's root, which the
-# guest sees at the same path).
+# guest sees at the same path) and LD_LIBRARY_PATH (another DPDK line's
+# libraries, scripts/dpdk-build.sh).
 #
 # Settings (environment):
 #   AFXDP_VM_KERNEL     a bzImage to boot instead of the cached one
@@ -144,10 +145,11 @@ boot_vm() {
 
 	rm -rf "$share/results" "$share/rc"
 	mkdir -p "$share/results"
-	# The AFXDP_* environment and PYTHONPATH, for the guest's init and the
-	# job; the image's directory also holds what was built with it.
+	# The AFXDP_* environment, PYTHONPATH and LD_LIBRARY_PATH, for the
+	# guest's init and the job; the image's directory also holds what was
+	# built with it.
 	export AFXDP_VM_IMAGE=$image AFXDP_VM_TCG=$tcg
-	env | grep -E '^(AFXDP_[A-Za-z0-9_]*|PYTHONPATH)=' | while IFS= read -r kv; do
+	env | grep -E '^(AFXDP_[A-Za-z0-9_]*|PYTHONPATH|LD_LIBRARY_PATH)=' | while IFS= read -r kv; do
 		echo "export $(printf %q "$kv")"
 	done >"$share/env.sh"
 
