@@ -26,8 +26,9 @@ packages=(
 	gcc make meson ninja-build pkg-config python3-pyelftools clang llvm
 	# DPDK (runtime, apps and headers), XDP libraries
 	dpdk dpdk-dev libdpdk-dev libxdp-dev libbpf-dev bpftool
-	# fetching the DPDK source package
-	dpkg-dev
+	# fetching the DPDK source package; building and checking our Debian
+	# package (scripts/deb.sh)
+	dpkg-dev debhelper lintian
 	# tests: topology, traffic and measurement
 	iproute2 ethtool iputils-ping netcat-openbsd valgrind procps coreutils
 	python3
