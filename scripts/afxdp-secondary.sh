@@ -19,6 +19,10 @@
 #   the primary's executable links makes the tables equal.
 # So the tool runs with LD_PRELOAD of the plugin the primary has mapped and of
 # the bus, net and mempool drivers its executable links, in its link order.
+# With our Debian package installed (scripts/deb.sh) every DPDK process loads
+# our driver from DPDK's plugin directory: then only the mempool drivers are
+# preloaded. Without the package, this script is how DPDK's tools reach our
+# ports.
 #
 # The primary is found by its EAL file prefix (--file-prefix among the tool's
 # arguments, default "rte"): the process holding its runtime config open.
@@ -64,10 +68,18 @@ primary=${primary%%/*}
 exe=$(readlink "/proc/$primary/exe") || die "cannot read the executable of pid $primary"
 
 plugin=${AFXDP_PLUGIN:-$(grep -o '/[^ ]*librte_net_af_xdp_direct\.so[.0-9]*' "/proc/$primary/maps" | head -n1 || true)}
-[ -n "$plugin" ] || die "the primary (pid $primary, $exe) has not loaded af_xdp_direct's plugin: its ports are not ours, run $(basename "$tool") directly"
-[ -f "$plugin" ] || die "plugin $plugin (mapped by pid $primary) is no longer there: set AFXDP_PLUGIN"
+if [ -z "$plugin" ]; then
+	# Installed from our Debian package (scripts/deb.sh), the plugin has the
+	# stock driver's file name in DPDK's plugin directory, which the tool
+	# loads too: only the mempool drivers need preloading.
+	installed=$(grep -o '/[^ ]*/pmds-[^/ ]*/librte_net_af_xdp\.so[.0-9]*' "/proc/$primary/maps" | head -n1 || true)
+	[ -n "$installed" ] && readelf -d "$installed" 2>/dev/null | grep -q 'SONAME.*librte_net_af_xdp_direct' ||
+		die "the primary (pid $primary, $exe) has not loaded af_xdp_direct's plugin: its ports are not ours, run $(basename "$tool") directly"
+fi
+[ -z "$plugin" ] || [ -f "$plugin" ] || die "plugin $plugin (mapped by pid $primary) is no longer there: set AFXDP_PLUGIN"
 
 linked=$(ldd "$exe" | awk '$2 == "=>" && $3 ~ /librte_mempool_/ { print $3 }' | tr '\n' ' ')
 preload="$plugin${linked:+ $linked}"
+preload=${preload# }
 printf '%s: primary pid %s (%s); LD_PRELOAD=%s\n' "$me" "$primary" "$exe" "${preload% }" >&2
 LD_PRELOAD="${preload% }${LD_PRELOAD:+ $LD_PRELOAD}" exec "$tool" "$@"
