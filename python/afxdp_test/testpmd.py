@@ -65,17 +65,21 @@ def remove_runtime_dir(prefix):
         shutil.rmtree(d, ignore_errors=True)
 
 
+NO_PLUGIN = ""           # eal_args(plugin=NO_PLUGIN): no -d
+
+
 def eal_args(ns, vdevs, *, file_prefix, huge_dir=None, mem_mb=None, lcores="0,1",
              extra=(), plugin=None):
     """EAL arguments shared by testpmd and the secondary processes; `plugin`
-    is a copy of env.plugin() to load instead (e.g. one another user can read).
+    is a copy of env.plugin() to load instead (e.g. one another user can read),
+    or NO_PLUGIN: no -d, the drivers of EAL's plugin directory only.
     `lcores` goes to -l, or to --lcores when it maps lcores to CPUs ("0@1,1@0")."""
     args = ["--lcores" if "@" in lcores else "-l", lcores, "--no-pci", "--file-prefix", file_prefix]
     if huge_dir:
         args += ["--huge-dir", huge_dir, "-m", str(mem_mb or 256)]
     else:
         args += ["--no-huge", "-m", str(mem_mb or 512)]
-    p = plugin or env.plugin()
+    p = env.plugin() if plugin is None else plugin
     if p:
         args += ["-d", p]
     for v in vdevs:
