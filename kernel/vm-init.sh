@@ -18,7 +18,6 @@ mkdir -p /dev/pts /dev/shm /dev/hugepages
 mount -t devpts devpts /dev/pts
 mount -t tmpfs tmpfs /dev/shm
 mount -t tmpfs tmpfs /run
-mount -t tmpfs tmpfs /tmp
 mount -t bpf bpf /sys/fs/bpf
 mount -t hugetlbfs hugetlbfs /dev/hugepages
 
@@ -28,6 +27,20 @@ if ! mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 results "$share";
 	echo "vm-init: cannot mount the results share" >&2
 	exec /bin/busybox poweroff -f
 fi
+
+# A /tmp of the guest's own, with the host's directories there that the job
+# needs (vm-run.sh lists them: a checkout under /tmp) bound back in.
+mkdir -p /run/host-tmp
+mount --bind /tmp /run/host-tmp
+mount -t tmpfs tmpfs /tmp
+while read -r dir; do
+	if [ -d "/run/host-tmp/${dir#/tmp/}" ]; then
+		mkdir -p "$dir"
+	else
+		: >"$dir"
+	fi
+	mount --bind "/run/host-tmp/${dir#/tmp/}" "$dir"
+done <"$share/host-tmp"
 
 . "$share/env.sh"
 AFXDP_VM_RESULTS=$share/results

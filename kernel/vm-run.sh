@@ -25,7 +25,8 @@
 # a time; a second death of any kind is the job's (125).
 #
 # Inside the guest: /proc, /sys, /sys/fs/bpf, devtmpfs on /dev, tmpfs on
-# /run, /tmp and /dev/shm, hugetlbfs on /dev/hugepages with
+# /run, /tmp (with the host's directories there that the job names bound
+# in) and /dev/shm, hugetlbfs on /dev/hugepages with
 # AFXDP_VM_HUGEPAGES 2 MB pages reserved, lo up. Everything else is the host's
 # and read-only; $AFXDP_VM_RESULTS is a writable directory whose content is
 # copied to the host directory AFXDP_VM_RESULTS_DIR, when that is set, once
@@ -86,15 +87,29 @@ case "$script" in
 *) if [ -e "$script" ]; then script=$(readlink -f "$script"); fi ;;
 esac
 
-# The guest has its own /tmp, /run and /dev/shm (tmpfs): host files there
-# are invisible to it.
+# The guest has its own /run and /dev/shm (tmpfs): host files there are
+# invisible to it.
 for a in "$script" "$@"; do
 	case "$a" in
-	/tmp/* | /run/* | /dev/shm/*)
+	/run/* | /dev/shm/*)
 		[ -e "$a" ] && die "$a is not visible in the guest, which mounts its own tmpfs there (use another directory)"
 		;;
 	esac
 done
+
+# It has its own /tmp too, but what the job needs of the host's /tmp (a
+# checkout cloned there, its build) vm-init.sh binds back in: the first
+# directory under /tmp of the job's script, its arguments, the current
+# directory, and the paths of the environment passed in.
+host_tmp_dirs() {
+	local p
+	for p in "$script" "$@" "$PWD" $(env | sed -nE \
+		's/^(AFXDP_[A-Za-z0-9_]*|PYTHONPATH|LD_LIBRARY_PATH)=//p' | tr ':' ' '); do
+		case "$p" in
+		/tmp/?*) p=${p#/tmp/} && echo "/tmp/${p%%/*}" ;;
+		esac
+	done | sort -u
+}
 
 timeout_s=${AFXDP_VM_TIMEOUT:-1200}
 cpus=${AFXDP_VM_CPUS:-2}
@@ -130,6 +145,7 @@ trap 'exit 143' TERM
 	echo
 } >"$share/job.sh"
 echo "${AFXDP_VM_HUGEPAGES:-256}" >"$share/hugepages"
+host_tmp_dirs "$@" >"$share/host-tmp"
 
 init=$KERNEL_DIR/vm-init.sh
 [ -x "$init" ] || die "$init is missing or not executable"
