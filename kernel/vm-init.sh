@@ -17,7 +17,8 @@ mountpoint -q /dev || mount -t devtmpfs devtmpfs /dev
 mkdir -p /dev/pts /dev/shm /dev/hugepages
 mount -t devpts devpts /dev/pts
 mount -t tmpfs tmpfs /dev/shm
-mount -t tmpfs tmpfs /run
+# 0755 as the host's: EAL loads no plugin from under a world-writable directory.
+mount -t tmpfs -o mode=0755 tmpfs /run
 mount -t bpf bpf /sys/fs/bpf
 mount -t hugetlbfs hugetlbfs /dev/hugepages
 
