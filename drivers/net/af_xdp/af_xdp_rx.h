@@ -310,6 +310,18 @@ af_xdp_mark_batch_offered(void * const *objs, uint64_t mark)
 }
 
 /*
+ * Taking mbufs in place from the mempool cache is what rte_mempool_get_bulk()
+ * does on a cache hit, less its copy, only in a DPDK built without mempool
+ * debugging (cookies checked on every get) and statistics: with either, the
+ * driver takes them through rte_mempool_get_bulk() alone.
+ */
+#if defined(RTE_LIBRTE_MEMPOOL_DEBUG) || defined(RTE_LIBRTE_MEMPOOL_STATS)
+#define AF_XDP_RX_CACHE_IN_PLACE 0
+#else
+#define AF_XDP_RX_CACHE_IN_PLACE 1
+#endif
+
+/*
  * A batch of free mbufs, taken in place from this lcore's mempool cache
  * when it holds enough (the chunk addresses are then computed straight from
  * the cache, with no intermediate copy), else through rte_mempool_get_bulk,
@@ -321,7 +333,7 @@ af_xdp_get_batch(struct rte_mempool *mp, void **spare)
 {
 	struct rte_mempool_cache *cache = rte_mempool_default_cache(mp, rte_lcore_id());
 
-	if (likely(cache != NULL && cache->len >= AF_XDP_RX_BATCH)) {
+	if (AF_XDP_RX_CACHE_IN_PLACE && likely(cache != NULL && cache->len >= AF_XDP_RX_BATCH)) {
 		cache->len -= AF_XDP_RX_BATCH;
 		return &cache->objs[cache->len];
 	}
