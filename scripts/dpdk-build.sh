@@ -4,6 +4,10 @@
 # it in its own build directory.
 #
 # Usage: scripts/dpdk-build.sh <23.11|24.11|25.11> [--tarball FILE|DIR] [--source DIR]
+#                              [--mempool-debug]
+#   --mempool-debug  DPDK and the plugin built with RTE_LIBRTE_MEMPOOL_DEBUG
+#                    (a cookie checked on every mempool get and put), the
+#                    plugin in build-dpdk-<line>-mempool-debug
 # DPDK's source, the first of:
 #   --source DIR    a DPDK source tree of that line, used as it is
 #   --tarball PATH  a DPDK release tarball (dpdk-<version>.tar.xz, as
@@ -62,10 +66,11 @@ LIBS+=,security,cryptodev,eventdev,timer,dmadev
 
 line=${1:-}
 shift || true
-source_dir= tarball=
+source_dir= tarball= debug_cflags=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--source) source_dir=$(cd "${2:?--source needs a directory}" && pwd); shift 2 ;;
+	--mempool-debug) debug_cflags=-DRTE_LIBRTE_MEMPOOL_DEBUG; shift ;;
 	--tarball) tarball=$(realpath -e "${2:?--tarball needs a file or directory}" 2>/dev/null) ||
 		die "--tarball $2: no such file or directory"; shift 2 ;;
 	*) die "unknown argument '$1' (see the head of $0)" ;;
@@ -166,6 +171,7 @@ fi
 options=(--buildtype=release -Ddefault_library=shared -Dplatform=generic
 	-Denable_driver_sdk=true -Dtests=false -Denable_docs=false -Dexamples=l2fwd
 	"-Denable_apps=$APPS" "-Denable_drivers=$DRIVERS" "-Denable_libs=$LIBS")
+[ -z "$debug_cflags" ] || options+=("-Dc_args=$debug_cflags")
 key=$(printf '%s\n' "recipe $RECIPE" "$origin" "version $version" "${options[@]}" |
 	sha256sum | cut -c1-12)
 dpdk_dir=$cache/dpdk/$version-$key
@@ -192,11 +198,13 @@ fi
 # --- 3. our plugin against it -------------------------------------------------
 pc_dir=$(dirname "$(find "$prefix" -name libdpdk.pc -print -quit)")
 [ -d "$pc_dir" ] || die "no libdpdk.pc under $prefix"
-build_dir=$top/build-dpdk-$line
+build_dir=$top/build-dpdk-$line${debug_cflags:+-mempool-debug}
+# DPDK's own c_args do not reach its pkg-config flags: the plugin, whose
+# inline mempool calls must check the same cookies, gets them again.
 if [ -d "$build_dir" ]; then
-	meson configure "$build_dir" -Dpkg_config_path="$pc_dir" >/dev/null
+	meson configure "$build_dir" -Dpkg_config_path="$pc_dir" -Dc_args="$debug_cflags" >/dev/null
 else
-	meson setup "$build_dir" "$top" -Dpkg_config_path="$pc_dir" >/dev/null
+	meson setup "$build_dir" "$top" -Dpkg_config_path="$pc_dir" -Dc_args="$debug_cflags" >/dev/null
 fi
 ninja -C "$build_dir" >/dev/null
 ln -sfn "$prefix/bin/dpdk-l2fwd" "$build_dir/dpdk-l2fwd"
