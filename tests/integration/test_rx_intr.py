@@ -19,6 +19,8 @@ them and sleeps in rte_epoll_wait(). From the peer namespace:
   library's monitor mode where the CPU has UMONITOR/UMWAIT, else skipped,
   naming what the CPU lacks;
 - two queues, frames spread over both by veth: all received, idle again;
+- MTU 9000 with the Rx scatter offload (AF_XDP multi-buffer, Linux 6.6):
+  frames of several descriptors wake it and arrive whole, as mbuf chains;
 - busy_budget given with Rx interrupts: refused at configure, saying why.
 """
 
@@ -39,6 +41,9 @@ POLL_CPU_MIN = 0.10         # a polling core, on a machine shared with others
 ANSWER_TIMEOUT = 15
 WAKE_MS_MAX = 1000          # wakes within this (the timeouts are 3-5 s)
 CLK_TCK = os.sysconf("SC_CLK_TCK")
+JUMBO_MTU = 9000
+JUMBO_SIZES = [60, 3840, 9014]
+JUMBO_FRAMES = 30
 
 
 def program():
@@ -275,6 +280,44 @@ def main(t):
                 % (share * 100, IDLE_S))
         rc, _ = app.quit()
         t.equal(rc, 0, "exit code (two queues)")
+
+    jumbo(t)
+
+
+def kernel_has_multi_buffer():
+    """AF_XDP multi-buffer (XDP_USE_SG) came with Linux 6.6."""
+    release = os.uname().release.split("-")[0].split(".")
+    return tuple(int(x) for x in release[:2]) >= (6, 6)
+
+
+def jumbo(t):
+    if not kernel_has_multi_buffer():
+        env.log("SKIP (part): MTU 9000: this kernel (%s) has no AF_XDP multi-buffer (6.6)"
+                % os.uname().release)
+        return
+    with topo.Topology() as net:
+        dut, gen = net.netns("dut"), net.netns("gen")
+        port, peer = net.veth(dut, "d0", gen, "g0")
+        for ifc in (port, peer):
+            ifc.set_mtu(JUMBO_MTU)
+        # In zero-copy mode the patched veth takes one buffer per frame: the
+        # kernel binds a multi-buffer socket in copy mode (test_jumbo.py).
+        app = IntrApp(dut, "net_af_xdp0,iface=%s" % port.name,
+                      ["--mtu", str(JUMBO_MTU)]).start()
+        app.expect("READY", timeout=60)
+        traffic.send(peer, port.mac, JUMBO_FRAMES, JUMBO_SIZES, stream="jumbo")
+        st = wait_rx(app, JUMBO_FRAMES)
+        chains = JUMBO_FRAMES * sum(size > 1920 for size in JUMBO_SIZES) // len(JUMBO_SIZES)
+        t.equal((int(st["rx"]), int(st["test"]), int(st["multi_seg"])),
+                (JUMBO_FRAMES, JUMBO_FRAMES, chains),
+                "MTU %d: frames received, test frames, of several mbufs" % JUMBO_MTU)
+        t.check(int(st["wakeups"]) > 0, "MTU %d: woken by its Rx interrupt (%s wake-ups)"
+                % (JUMBO_MTU, st["wakeups"]))
+        share = idle_share(app, IDLE_S)
+        t.check(share < IDLE_CPU_MAX, "MTU %d, idle: %.2f %% of a core over %.0f s"
+                % (JUMBO_MTU, share * 100, IDLE_S))
+        rc, _ = app.quit()
+        t.equal(rc, 0, "exit code (MTU %d)" % JUMBO_MTU)
 
 
 if __name__ == "__main__":

@@ -6,7 +6,7 @@
  * afxdp_intr_test: a DPDK application that sleeps on its Rx queues'
  * interrupts, as l3fwd-power does, for tests/integration/test_rx_intr.py.
  *
- *   afxdp_intr_test <EAL args> -- [--queues N] [--pmgmt-monitor]
+ *   afxdp_intr_test <EAL args> -- [--queues N] [--pmgmt-monitor] [--mtu N]
  *
  * Port 0, N Rx and Tx queues, intr_conf.rxq = 1.  Each queue's event fd is
  * registered in the main lcore's epoll set (rte_eth_dev_rx_intr_ctl_q,
@@ -15,7 +15,8 @@
  * sleep in rte_epoll_wait(), disarm.  Frames are counted and freed.
  *
  * Commands (a line each on stdin; each answer a line on stdout):
- *   stats     STATS rx=<frames> test=<of ethertype 0x88b5> q=<per queue,...>
+ *   stats     STATS rx=<frames> test=<of ethertype 0x88b5> multi_seg=<of
+ *             several mbufs> q=<per queue,...>
  *             wakeups=<queue events> empty_wakeups=<of them, with nothing to
  *             receive> cpu_us=<user+system time of the process>
  *   armwait   receive, arm, print ARMED, then wait (not in epoll) for a line
@@ -32,6 +33,8 @@
  *             MONITOR_FRAME sleep=<0|1> rx=<frames taken> sleep_after=<0|1>
  *   poll MS   poll without sleeping for MS ms: POLLED rx=<frames>
  *   quit      stop and close the port: BYE rx=<frames>
+ *
+ * --mtu N: that MTU, with the Rx scatter offload (frames of several mbufs).
  *
  * --pmgmt-monitor: before start, ask the power library for its monitor
  * mode on every queue and say whether the CPU has what it needs
@@ -75,7 +78,8 @@
 
 static uint16_t port;
 static uint16_t nb_queues = 1;
-static uint64_t rx_total, rx_test, rx_queue[MAX_QUEUES];
+static uint16_t mtu;		/* 0: the default */
+static uint64_t rx_total, rx_test, rx_multi_seg, rx_queue[MAX_QUEUES];
 static uint64_t wakeups, empty_wakeups;
 
 static void
@@ -150,6 +154,7 @@ receive(uint16_t q, unsigned int max)
 				rte_pktmbuf_mtod(bufs[i], const struct rte_ether_hdr *);
 
 			rx_test += eth->ether_type == rte_cpu_to_be_16(ETH_P_TEST);
+			rx_multi_seg += bufs[i]->nb_segs > 1;
 			rte_pktmbuf_free(bufs[i]);
 		}
 		total += n;
@@ -219,9 +224,9 @@ print_stats(void)
 	for (q = 0; q < nb_queues; q++)
 		off += snprintf(per_queue + off, sizeof(per_queue) - off, "%s%" PRIu64,
 				q == 0 ? "" : ",", rx_queue[q]);
-	say("STATS rx=%" PRIu64 " test=%" PRIu64 " q=%s wakeups=%" PRIu64
+	say("STATS rx=%" PRIu64 " test=%" PRIu64 " multi_seg=%" PRIu64 " q=%s wakeups=%" PRIu64
 	    " empty_wakeups=%" PRIu64 " cpu_us=%" PRIu64,
-	    rx_total, rx_test, per_queue, wakeups, empty_wakeups, cpu_us());
+	    rx_total, rx_test, rx_multi_seg, per_queue, wakeups, empty_wakeups, cpu_us());
 }
 
 /* A frame sent while the queue is armed and the thread not yet asleep. */
@@ -437,6 +442,7 @@ parse_args(int argc, char **argv, bool *pmgmt)
 	static const struct option opts[] = {
 		{ "queues", required_argument, NULL, 'q' },
 		{ "pmgmt-monitor", no_argument, NULL, 'm' },
+		{ "mtu", required_argument, NULL, 'u' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -446,8 +452,10 @@ parse_args(int argc, char **argv, bool *pmgmt)
 			nb_queues = (uint16_t)atoi(optarg);
 		else if (c == 'm')
 			*pmgmt = true;
+		else if (c == 'u')
+			mtu = (uint16_t)atoi(optarg);
 		else
-			fail("usage: -- [--queues N] [--pmgmt-monitor]", EINVAL);
+			fail("usage: -- [--queues N] [--pmgmt-monitor] [--mtu N]", EINVAL);
 	}
 	if (nb_queues == 0 || nb_queues > MAX_QUEUES)
 		fail("--queues", EINVAL);
@@ -469,6 +477,11 @@ main(int argc, char **argv)
 	if (rte_eth_dev_count_avail() == 0)
 		fail("no port", ENODEV);
 	port = 0;
+	if (mtu != 0) {
+		/* Frames of several mbufs: the Rx scatter offload. */
+		conf.rxmode.mtu = mtu;
+		conf.rxmode.offloads |= RTE_ETH_RX_OFFLOAD_SCATTER;
+	}
 	mp = rte_pktmbuf_pool_create("intr_pool", NB_MBUFS, 256, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
 				     (int)rte_socket_id());
 	if (mp == NULL)
