@@ -11,6 +11,8 @@ them and sleeps in rte_epoll_wait(). From the peer namespace:
   seconds: exactly the frames sent are received, each burst wakes it, and
   its CPU time over each gap (/proc/<pid>/stat, all threads) stays under
   2 % of a core; a stretch of polling shows on the same measure;
+- stopped and started, the port's queues wake it again without being
+  registered again (the event fds live from configure to close);
 - a frame sent after the queue is armed, before the thread sleeps, wakes it;
 - frames already in the ring when the queue is armed wake it at once, and
   so do those left there when it goes back to sleep (it took one of them);
@@ -180,6 +182,19 @@ def polling_shows(t, app):
             % (share * 100, POLL_CPU_MIN * 100))
 
 
+def restarted(t, app, port, peer):
+    res = app.cmd("restart", "RESTARTED")
+    t.equal(res["ret"], "0", "port stop and start")
+    before = app.cmd("stats", "STATS")
+    traffic.send(peer, port.mac, PER_BURST, SIZES, stream="restart")
+    st = wait_rx(app, int(before["rx"]) + PER_BURST)
+    t.equal(int(st["rx"]) - int(before["rx"]), PER_BURST, "frames received after the restart")
+    t.check(int(st["wakeups"]) > int(before["wakeups"]),
+            "after the restart its Rx interrupt still wakes it, registered once before "
+            "(wakeups %s -> %s)" % (before["wakeups"], st["wakeups"]))
+    return PER_BURST
+
+
 def armed_not_asleep(t, app, port, peer):
     app.cmd("armwait", "ARMED")
     traffic.send(peer, port.mac, 1, SIZES, stream="armed")
@@ -227,6 +242,7 @@ def main(t):
         check_mode(t, app, port)
         sent = bursts(t, app, port, peer)
         polling_shows(t, app)
+        sent += restarted(t, app, port, peer)
         sent += armed_not_asleep(t, app, port, peer)
         sent += left_in_ring(t, app, port, peer)
         sent += monitor_condition(t, app, port, peer)

@@ -31,6 +31,8 @@
  *             (rte_eth_get_monitor_addr): MONITOR ret=<> sleep=<0|1> with
  *             the ring empty, then wait for a line (a frame sent), then
  *             MONITOR_FRAME sleep=<0|1> rx=<frames taken> sleep_after=<0|1>
+ *   restart   stop and start the port, registrations left as they are:
+ *             RESTARTED ret=<>
  *   poll MS   poll without sleeping for MS ms: POLLED rx=<frames>
  *   quit      stop and close the port: BYE rx=<frames>
  *
@@ -327,6 +329,17 @@ cmd_monitor(void)
 	say("MONITOR_FRAME sleep=%d rx=%u sleep_after=%d", sleep_frame, got, sleep_after);
 }
 
+/* Stop and start the port: the registrations must still hold (no ctl_q again). */
+static void
+cmd_restart(void)
+{
+	int ret = rte_eth_dev_stop(port);
+
+	if (ret == 0)
+		ret = rte_eth_dev_start(port);
+	say("RESTARTED ret=%d", ret);
+}
+
 static void
 cmd_poll(unsigned int ms)
 {
@@ -356,6 +369,8 @@ command(void)
 		cmd_partial();
 	else if (strcmp(line, "monitor") == 0)
 		cmd_monitor();
+	else if (strcmp(line, "restart") == 0)
+		cmd_restart();
 	else if (strncmp(line, "poll ", 5) == 0)
 		cmd_poll((unsigned int)atoi(line + 5));
 	else
