@@ -94,35 +94,37 @@ install(struct rte_eth_dev *dev, uint16_t nb)
 	struct af_xdp_port *port = port_of(dev);
 	struct rte_intr_handle *h;
 	uint16_t q;
+	int ret;
 
 	h = rte_intr_instance_alloc(RTE_INTR_INSTANCE_F_PRIVATE);
 	if (h == NULL)
 		return -ENOMEM;
 	dev->intr_handle = h;
-	if (rte_intr_type_set(h, RTE_INTR_HANDLE_EXT) != 0 ||
-	    rte_intr_vec_list_alloc(h, "af_xdp_intr_vec", nb) != 0)
-		goto fail;
-	for (q = 0; q < nb; q++) {
+	ret = rte_intr_type_set(h, RTE_INTR_HANDLE_EXT);
+	if (ret == 0)
+		ret = rte_intr_vec_list_alloc(h, "af_xdp_intr_vec", nb);
+	for (q = 0; q < nb && ret == 0; q++) {
 		int epfd = epoll_create1(EPOLL_CLOEXEC);
 
 		if (epfd < 0) {
+			ret = -errno;
 			AF_XDP_PORT_LOG(ERR, port, "Rx interrupts: cannot make queue %u's event fd: %s",
 					q, strerror(errno));
-			goto fail;
+			break;
 		}
 		/* Counted at once: release closes what was made. */
-		if (rte_intr_efds_index_set(h, q, epfd) != 0 ||
-		    rte_intr_nb_efd_set(h, q + 1) != 0) {
+		ret = rte_intr_efds_index_set(h, q, epfd);
+		if (ret != 0) {
 			close(epfd);
-			goto fail;
+			break;
 		}
-		if (rte_intr_vec_list_index_set(h, q, RTE_INTR_VEC_RXTX_OFFSET + q) != 0)
-			goto fail;
+		ret = rte_intr_nb_efd_set(h, q + 1);
+		if (ret == 0)
+			ret = rte_intr_vec_list_index_set(h, q, RTE_INTR_VEC_RXTX_OFFSET + q);
 	}
-	return 0;
-fail:
-	af_xdp_intr_release(dev);
-	return -ENOMEM;
+	if (ret != 0)
+		af_xdp_intr_release(dev);
+	return ret;
 }
 
 int
