@@ -198,6 +198,9 @@ af_xdp_rx_queue_intr_enable(struct rte_eth_dev *dev, uint16_t qid)
 	 * short by a lack of mbufs is topped up if it can be now (an empty
 	 * fill ring drops every frame, and a drop wakes nobody), and a kernel
 	 * that waits for a kick to use the fill ring (zero-copy) gets it.
+	 * Adding the socket below polls it, and the kernel's poll of a
+	 * zero-copy socket kicks its driver as well (vm-zc-rx_intr passes
+	 * without this kick); this one does not rely on it.
 	 */
 	if (unlikely(rxq->fill_shortfall != 0))
 		af_xdp_fill(rxq);
