@@ -67,7 +67,10 @@
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
 #include <rte_power_intrinsics.h>
+#include <rte_version.h>
+#ifdef HAVE_POWER_PMD_MGMT
 #include <rte_power_pmd_mgmt.h>
+#endif
 
 #define MAX_QUEUES	8
 #define BURST		32u
@@ -77,6 +80,12 @@
 #define STDIN_TAG	((void *)(uintptr_t)0x57D1)
 #define PARTIAL_WAIT_MS	3000
 #define ARMWAIT_MS	5000
+/* What rte_power_monitor() needs of an x86 CPU: AMD's from DPDK 23.11 on. */
+#if RTE_VERSION < RTE_VERSION_NUM(23, 11, 0, 0)
+#define MONITOR_NEEDS	"WAITPKG (UMONITOR/UMWAIT; DPDK before 23.11 has no AMD MONITORX support)"
+#else
+#define MONITOR_NEEDS	"WAITPKG (UMONITOR/UMWAIT) or MONITORX (MONITORX/MWAITX)"
+#endif
 
 static uint16_t port;
 static uint16_t nb_queues = 1;
@@ -433,21 +442,34 @@ register_stdin(void)
 		fail("rte_epoll_ctl(stdin)", EIO);
 }
 
-/* Where the CPU lacks the instructions, say which (the test's skip reason). */
+/*
+ * Where the CPU lacks the instructions, or DPDK the library, say which (the
+ * test's skip reason).
+ */
 static bool
 pmgmt_monitor(void)
 {
 	struct rte_cpu_intrinsics intr;
-	uint16_t q;
-	int ret = 0;
+	int ret = -ENOTSUP;
 
 	rte_cpu_get_intrinsics_support(&intr);
+#ifdef HAVE_POWER_PMD_MGMT
+	uint16_t q;
+
+	ret = 0;
 	for (q = 0; q < nb_queues && ret == 0; q++)
 		ret = rte_power_ethdev_pmgmt_queue_enable(rte_lcore_id(), port, q,
 							  RTE_POWER_MGMT_TYPE_MONITOR);
-	say("PMGMT ret=%d power_monitor=%d%s", ret, intr.power_monitor,
-	    intr.power_monitor ? "" :
-	    " missing=WAITPKG (UMONITOR/UMWAIT; DPDK 22.11 has no AMD MONITORX support)");
+	if (!intr.power_monitor) {
+		say("PMGMT ret=%d power_monitor=0 missing=" MONITOR_NEEDS, ret);
+		return false;
+	}
+#else
+	say("PMGMT ret=%d power_monitor=%d missing=DPDK's power library (this DPDK is built without it)",
+	    ret, intr.power_monitor);
+	return false;
+#endif
+	say("PMGMT ret=%d power_monitor=1", ret);
 	return ret == 0;
 }
 
