@@ -29,6 +29,7 @@
  *   af_xdp_kstats.c   the kernel's per-socket counters: names and arithmetic
  *   af_xdp_stats.c    the ethdev statistics and xstats ops
  *   af_xdp_mp.c       secondary processes: socket fds for statistics
+ *   af_xdp_intr.c     sleeping when idle: Rx interrupts, power-management monitor
  *   af_xdp_cni.c      the AF_XDP device plugin for Kubernetes (use_cni)
  *   af_xdp_log.c      the log type
  *   af_xdp_version.c  which DPDK releases may run the plugin

@@ -31,6 +31,7 @@
 
 #include "af_xdp.h"
 #include "af_xdp_iface.h"
+#include "af_xdp_intr.h"
 #include "af_xdp_kernel.h"
 #include "af_xdp_link.h"
 #include "af_xdp_mp.h"
@@ -244,6 +245,7 @@ af_xdp_dev_configure(struct rte_eth_dev *dev)
 {
 	struct af_xdp_port *port = port_of(dev);
 	const struct rte_eth_conf *conf = &dev->data->dev_conf;
+	int ret;
 
 	if (dev->data->nb_rx_queues == 0) {
 		AF_XDP_PORT_LOG(ERR, port,
@@ -285,7 +287,8 @@ af_xdp_dev_configure(struct rte_eth_dev *dev)
 		AF_XDP_PORT_LOG(INFO, port,
 				"RSS is the kernel's: configure it on %s with ethtool -X; each queue gets what the interface steers to its channel",
 				port->args.iface);
-	return check_mtu(dev, dev->data->mtu);
+	ret = check_mtu(dev, dev->data->mtu);
+	return ret != 0 ? ret : af_xdp_intr_configure(dev);
 }
 
 static int
@@ -700,7 +703,8 @@ serve_queues(struct rte_eth_dev *dev, uint16_t i, const struct af_xdp_socket *so
 	af_xdp_rxq_bind(rxq, &sock->rx, &sock->fill, layout, sock->fd);
 	rxq->scatter = scatter_rx(dev);
 	rxq->zero_copy = sock->zero_copy;
-	if (setup_busy_poll(port, rxq) != 0)
+	/* Not with Rx interrupts: af_xdp_intr.c says why. */
+	if (!af_xdp_intr_rxq(dev) && setup_busy_poll(port, rxq) != 0)
 		return -EINVAL;
 	if (af_xdp_rxq_fill(rxq) == 0) {
 		AF_XDP_PORT_LOG(ERR, port,
@@ -848,6 +852,7 @@ af_xdp_dev_stop(struct rte_eth_dev *dev)
 	af_xdp_link_events_stop(dev);
 	port->started = false;
 	unplug(port);
+	af_xdp_intr_disarm_all(dev);
 	close_sockets(dev);
 	set_queue_states(dev, RTE_ETH_QUEUE_STATE_STOPPED);
 	af_xdp_link_update(dev, 0);
@@ -895,6 +900,7 @@ af_xdp_dev_close(struct rte_eth_dev *dev)
 		af_xdp_rx_queue_release(dev, i);
 	for (i = 0; i < dev->data->nb_tx_queues; i++)
 		af_xdp_tx_queue_release(dev, i);
+	af_xdp_intr_release(dev);
 	ret = af_xdp_iface_give_back(port->args.iface);
 	if (ret != 0)
 		report_not_given_back(port->args.iface, ret);
@@ -931,6 +937,9 @@ static const struct eth_dev_ops af_xdp_ops = {
 	.xstats_get = af_xdp_xstats_get,
 	.xstats_get_names = af_xdp_xstats_get_names,
 	.xstats_reset = af_xdp_stats_reset,
+	.rx_queue_intr_enable = af_xdp_rx_queue_intr_enable,
+	.rx_queue_intr_disable = af_xdp_rx_queue_intr_disable,
+	.get_monitor_addr = af_xdp_get_monitor_addr,
 };
 
 /*
