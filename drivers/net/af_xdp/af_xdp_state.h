@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The af_xdp_direct authors
+ */
+
+#ifndef AF_XDP_STATE_H
+#define AF_XDP_STATE_H
+
+/*
+ * The port's state as data: the ethdev op eth_dev_priv_dump writes a block
+ * of "key = value" lines (doc/guides/nics/af_xdp_direct.rst, "Port state"),
+ * which DPDK publishes as telemetry /ethdev/dump_priv,<port> and through
+ * dpdk-proc-info --show-port-private.  A secondary process writes the same
+ * block as the primary: everything in it is read from shared memory (the
+ * port, its queues and sockets), from the kernel, or from what the primary
+ * recorded here when the port started.
+ */
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "af_xdp_bpf_abi.h"
+#include "af_xdp_devargs.h"
+
+/*
+ * What a start found that only the primary can find: kept in the port
+ * (shared memory) so that a secondary process reports the same.  Zero
+ * while the port is stopped.
+ */
+struct af_xdp_state_record {
+	char rx_build[16];		/* the receive burst's build: baseline, x86-64-v3 */
+	char prog_name[16];		/* the XDP program steering to our XSKMAP */
+	uint32_t prog_id;		/* its id; 0: none found on the interface */
+	uint32_t iface_prog_id;		/* the interface's program: prog_id, or the dispatcher */
+	enum af_xdp_attach_mode attach_mode;	/* AUTO: not known */
+	struct af_xdp_owner owner;	/* the built-in program's mark; magic 0 if none */
+};
+
+struct rte_eth_dev;
+
+/* At the end of a successful start (primary): record what it found. */
+void af_xdp_state_started(struct rte_eth_dev *dev, const char *rx_build);
+
+/* At stop (primary): nothing recorded is true any more. */
+void af_xdp_state_stopped(struct rte_eth_dev *dev);
+
+/* The eth_dev_priv_dump op, in either process; built_for: the DPDK version of the build. */
+int af_xdp_state_dump(struct rte_eth_dev *dev, FILE *f, const char *built_for);
+
+#endif /* AF_XDP_STATE_H */
