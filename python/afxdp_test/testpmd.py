@@ -35,10 +35,6 @@ TRANSCRIPT_TAIL = 6000   # characters shown on failure
 # footprint per queue) in the output.
 LOG_INFO = "--log-level=pmd.net.af_xdp:info"
 
-# Our xstats that are flags, not counters (a reset leaves them): the
-# program's redirect, and the kernel's batching of the map's redirects.
-XSTATS_NOT_COUNTERS = frozenset({"rx_xdp_redirect_direct", "rx_xdp_kernel_batched_map"})
-
 _ANSI_PARTIAL = re.compile(r"\x1b(\[[0-9;?]*)?$")
 
 # Every testpmd of the run, for the failure report.
