@@ -76,6 +76,9 @@ def read(tp, port=0):
     block = parse(telemetry_block(tp.file_prefix, port))
     if "driver" not in block:
         raise StateError("%s port %d: no state block (not our driver?)" % (tp.file_prefix, port))
+    if block.get("end") != "yes":
+        raise StateError("%s port %d: the state block was cut short (no `end = yes`)"
+                         % (tp.file_prefix, port))
     return block
 
 
