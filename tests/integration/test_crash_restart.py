@@ -24,7 +24,7 @@ import re
 import signal
 import time
 
-from afxdp_test import bpf, dpdk_output, env, hosts, runner, testpmd, topo
+from afxdp_test import bpf, dpdk_output, env, hosts, runner, state, testpmd, topo
 
 GONE_DEADLINE = 10       # the kernel frees a program after its last user: only against a hang
 REMOVED = re.compile(r"removed the orphaned XDP program (\S+) \(id (\d+)\) from (\S+): "
@@ -61,7 +61,7 @@ def main(t):
         first = testpmd.TestPmd(dut, vdevs, fwd="io", eal_extra=[testpmd.LOG_INFO],
                                 label="testpmd[first]")
         with first:
-            env.log("dispatcher in use: %s" % dpdk_output.startup(first.startup_output)["dispatcher"])
+            env.log("dispatcher in use: %s" % state.read(first, 0).get("xdp.dispatcher"))
             first.cmd("start")
             hosts.ping(t, a)
             dead_pid = first.proc.pid
