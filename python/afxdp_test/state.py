@@ -82,6 +82,14 @@ def read(tp, port=0):
     return block
 
 
+def socket_modes(block):
+    """The modes of the port's sockets, queue index by queue index:
+    ['zero-copy', 'copy', ...] (empty while stopped)."""
+    queues = sorted(int(k.split(".")[1]) for k in block
+                    if k.startswith("queue.") and k.endswith(".mode"))
+    return [block["queue.%d.mode" % q] for q in queues]
+
+
 def queue_keys(block, queue):
     """The keys of queue `queue`, without their `queue.<n>.` prefix."""
     prefix = "queue.%d." % queue
