@@ -329,6 +329,9 @@ dump_queue(FILE *f, struct rte_eth_dev *dev, uint16_t i, int fd)
 	fprintf(f, "queue.%u.umem.area = 0x%" PRIxPTR "\n", i, layout->area);
 	fprintf(f, "queue.%u.umem.length = %zu\n", i, layout->size);
 	fprintf(f, "queue.%u.umem.pool = %s\n", i, af_xdp_umem_pool(sock->umem)->name);
+	/* The UMEM's registering socket, or one that joined it (XDP_SHARED_UMEM). */
+	fprintf(f, "queue.%u.umem.registered = %s\n", i,
+		yes_no(af_xdp_umem_fd(sock->umem) == sock->fd));
 	if (fd >= 0 && af_xdp_socket_napi_id(fd, &napi_id) == 0)
 		fprintf(f, "queue.%u.napi_id = %u\n", i, napi_id);
 	if (rxq != NULL)
