@@ -247,11 +247,8 @@ struct af_xdp_socket {
 struct af_xdp_port_queue {
 	/* Kernel counters kept across socket re-creation (stop/start) and reset. */
 	struct af_xdp_kernel_stats kstats_base;
-	/*
-	 * NULL while stopped.  The socket is the primary's: a secondary reads
-	 * only the values kept in it (af_xdp_state.c), never its rings or fd.
-	 */
-	struct af_xdp_socket *sock;
+	struct af_xdp_socket *sock;	/* primary only; NULL while stopped */
+	struct af_xdp_state_queue state;	/* what start found of it, for dump_priv */
 };
 
 struct af_xdp_prog_attachment;

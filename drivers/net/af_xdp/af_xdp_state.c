@@ -10,14 +10,15 @@
  * the log's sentences.
  *
  * Three sources, each readable from a secondary process too: the port and
- * its queues and sockets (shared memory; a secondary must not touch the
- * sockets' rings or descriptors, only the values kept beside them), the
- * kernel (what it offers; a socket's NAPI id and busy-polling options,
- * through the descriptors the primary lends, af_xdp_mp.c), and the record
- * the primary wrote at start of what only it can find: the XDP program
- * that steers frames to the port's XSKMAP, which it holds the descriptor
- * of.  A block read while the primary stops the port may mix the two
- * states; read it again.
+ * its queues (shared memory), the kernel (what it offers; a socket's NAPI
+ * id and busy-polling options, through the descriptors the primary lends
+ * a secondary, af_xdp_mp.c), and the record the primary wrote at start
+ * (af_xdp_state_record): the XDP program that steers frames to the port's
+ * XSKMAP, which only the primary can find (it holds the map's descriptor),
+ * and each socket's facts, copied as values, since the sockets are freed
+ * at stop and telemetry may dump from its own thread meanwhile.  A block
+ * read while the primary stops the port may mix the two states; read it
+ * again.
  */
 
 #include <errno.h>
@@ -147,12 +148,36 @@ record_xdp(const struct af_xdp_port *port, struct af_xdp_state_record *r)
 	}
 }
 
+static void
+record_socket(const struct af_xdp_socket *sock, struct af_xdp_state_queue *q)
+{
+	const struct af_xdp_umem_layout *layout = af_xdp_umem_layout_of(sock->umem);
+
+	strlcpy(q->pool, af_xdp_umem_pool(sock->umem)->name, sizeof(q->pool));
+	q->umem_area = layout->area;
+	q->umem_length = layout->size;
+	q->chunk_size = layout->chunk_size;
+	q->frame_max = layout->max_frame;
+	q->netdev_queue = sock->netdev_queue;
+	q->ring_rx = sock->rx.size;
+	q->ring_fill = sock->fill.size;
+	q->ring_tx = sock->tx.size;
+	q->ring_comp = sock->comp.size;
+	q->fd = sock->fd;
+	q->zero_copy = sock->zero_copy;
+	q->multi_buffer = sock->multi_buffer;
+	q->umem_registered = af_xdp_umem_fd(sock->umem) == sock->fd;
+}
+
 void
 af_xdp_state_started(struct rte_eth_dev *dev, const char *rx_build)
 {
 	struct af_xdp_port *port = dev->data->dev_private;
 	struct af_xdp_state_record r = { .attach_mode = AF_XDP_ATTACH_AUTO };
+	unsigned int i;
 
+	for (i = 0; i < port->nb_socks; i++)
+		record_socket(port->queues[i].sock, &port->queues[i].state);
 	strlcpy(r.rx_build, rx_build, sizeof(r.rx_build));
 	record_xdp(port, &r);
 	port->state = r;
@@ -162,8 +187,11 @@ void
 af_xdp_state_stopped(struct rte_eth_dev *dev)
 {
 	struct af_xdp_port *port = dev->data->dev_private;
+	unsigned int i;
 
 	memset(&port->state, 0, sizeof(port->state));
+	for (i = 0; i < port->args.queue_count; i++)
+		memset(&port->queues[i].state, 0, sizeof(port->queues[i].state));
 }
 
 /* --- the block ------------------------------------------------------------------ */
@@ -307,31 +335,25 @@ static void
 dump_queue(FILE *f, struct rte_eth_dev *dev, uint16_t i, int fd)
 {
 	const struct af_xdp_port *port = dev->data->dev_private;
-	const struct af_xdp_socket *sock = port->queues[i].sock;
+	const struct af_xdp_state_queue *q = &port->queues[i].state;
 	const struct af_xdp_rx_queue *rxq =
 		i < dev->data->nb_rx_queues ? dev->data->rx_queues[i] : NULL;
-	const struct af_xdp_umem_layout *layout;
 	unsigned int napi_id;
 
-	if (sock == NULL)
-		return;
-	layout = af_xdp_umem_layout_of(sock->umem);
-	fprintf(f, "queue.%u.netdev_queue = %u\n", i, sock->netdev_queue);
-	fprintf(f, "queue.%u.mode = %s\n", i, sock->zero_copy ? "zero-copy" : "copy");
-	fprintf(f, "queue.%u.multi_buffer = %s\n", i, yes_no(sock->multi_buffer));
-	fprintf(f, "queue.%u.ring.rx = %u\n", i, sock->rx.size);
-	fprintf(f, "queue.%u.ring.fill = %u\n", i, sock->fill.size);
-	fprintf(f, "queue.%u.ring.tx = %u\n", i, sock->tx.size);
-	fprintf(f, "queue.%u.ring.completion = %u\n", i, sock->comp.size);
-	fprintf(f, "queue.%u.umem.chunk_size = %u\n", i, layout->chunk_size);
+	fprintf(f, "queue.%u.netdev_queue = %u\n", i, q->netdev_queue);
+	fprintf(f, "queue.%u.mode = %s\n", i, q->zero_copy ? "zero-copy" : "copy");
+	fprintf(f, "queue.%u.multi_buffer = %s\n", i, yes_no(q->multi_buffer));
+	fprintf(f, "queue.%u.ring.rx = %u\n", i, q->ring_rx);
+	fprintf(f, "queue.%u.ring.fill = %u\n", i, q->ring_fill);
+	fprintf(f, "queue.%u.ring.tx = %u\n", i, q->ring_tx);
+	fprintf(f, "queue.%u.ring.completion = %u\n", i, q->ring_comp);
+	fprintf(f, "queue.%u.umem.chunk_size = %u\n", i, q->chunk_size);
 	fprintf(f, "queue.%u.umem.headroom = %u\n", i, AF_XDP_PACKET_HEADROOM);
-	fprintf(f, "queue.%u.umem.frame_max = %u\n", i, layout->max_frame);
-	fprintf(f, "queue.%u.umem.area = 0x%" PRIxPTR "\n", i, layout->area);
-	fprintf(f, "queue.%u.umem.length = %zu\n", i, layout->size);
-	fprintf(f, "queue.%u.umem.pool = %s\n", i, af_xdp_umem_pool(sock->umem)->name);
-	/* The UMEM's registering socket, or one that joined it (XDP_SHARED_UMEM). */
-	fprintf(f, "queue.%u.umem.registered = %s\n", i,
-		yes_no(af_xdp_umem_fd(sock->umem) == sock->fd));
+	fprintf(f, "queue.%u.umem.frame_max = %u\n", i, q->frame_max);
+	fprintf(f, "queue.%u.umem.area = 0x%" PRIxPTR "\n", i, q->umem_area);
+	fprintf(f, "queue.%u.umem.length = %zu\n", i, q->umem_length);
+	fprintf(f, "queue.%u.umem.pool = %s\n", i, q->pool);
+	fprintf(f, "queue.%u.umem.registered = %s\n", i, yes_no(q->umem_registered));
 	if (fd >= 0 && af_xdp_socket_napi_id(fd, &napi_id) == 0)
 		fprintf(f, "queue.%u.napi_id = %u\n", i, napi_id);
 	if (rxq != NULL)
@@ -347,7 +369,7 @@ dump_queues(FILE *f, struct rte_eth_dev *dev)
 	bool lent = rte_eal_process_type() != RTE_PROC_PRIMARY;
 
 	for (i = 0; i < n; i++)
-		fds[i] = !lent && port->queues[i].sock != NULL ? port->queues[i].sock->fd : -1;
+		fds[i] = lent ? -1 : port->queues[i].state.fd;
 	if (lent)
 		af_xdp_mp_get_fds(port, fds, n);
 	for (i = 0; i < n; i++) {

@@ -22,9 +22,10 @@
 #include "af_xdp_devargs.h"
 
 /*
- * What a start found that only the primary can find: kept in the port
- * (shared memory) so that a secondary process reports the same.  Zero
- * while the port is stopped.
+ * What a start found: kept in the port (shared memory), so that a
+ * secondary process reports what the primary found, and as values, not
+ * pointers, so that a dump racing a stop (telemetry runs in a thread of
+ * its own) reads nothing freed.  Zero while the port is stopped.
  */
 struct af_xdp_state_record {
 	char rx_build[16];		/* the receive burst's build: baseline, x86-64-v3 */
@@ -33,6 +34,21 @@ struct af_xdp_state_record {
 	uint32_t iface_prog_id;		/* the interface's program: prog_id, or the dispatcher */
 	enum af_xdp_attach_mode attach_mode;	/* AUTO: not known */
 	struct af_xdp_owner owner;	/* the built-in program's mark; magic 0 if none */
+};
+
+/* The same for the socket of one queue index. */
+struct af_xdp_state_queue {
+	char pool[32];			/* the mempool that is the UMEM (RTE_MEMPOOL_NAMESIZE) */
+	uintptr_t umem_area;		/* the registered memory */
+	size_t umem_length;
+	uint32_t chunk_size;
+	uint32_t frame_max;
+	uint32_t netdev_queue;
+	uint32_t ring_rx, ring_fill, ring_tx, ring_comp;
+	int fd;				/* the primary's descriptor: the kernel's view */
+	bool zero_copy;
+	bool multi_buffer;
+	bool umem_registered;		/* this socket registered the UMEM; else joined it */
 };
 
 struct rte_eth_dev;
