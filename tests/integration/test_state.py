@@ -16,7 +16,9 @@ the telemetry socket (afxdp_test.state), must say:
   (the VM's), what sock_diag shows of the socket (`ss --xdp`): its queue,
   ifindex, ring sizes, UMEM chunk size, zero-copy or not;
 - stopped (port stop), the block says state = stopped and has no queue and
-  no program; started again, it has them again.
+  no program; started again, it has them again; CYCLES stop/start cycles
+  while another thread reads the block without pause leave testpmd running
+  and every block read whole (telemetry dumps from a thread of its own).
 The two configuration flags that used to be xstats (rx_xdp_redirect_direct,
 rx_xdp_kernel_batched_map) are state keys now, not xstats; after traffic and
 `clear port xstats` every xstat reads 0. The block printed by a secondary
@@ -27,6 +29,7 @@ dpdk-telemetry.py equals the one read directly.
 import json
 import re
 import shutil
+import threading
 
 from afxdp_test import env, hugepages, runner, state, testpmd, topo, traffic
 
@@ -35,6 +38,7 @@ BUSY_BUDGET = 32
 FRAMES = 200
 HUGEPAGES = 192
 MEM_MB = 256
+CYCLES = 10
 OLD_FLAGS = ("rx_xdp_redirect_direct", "rx_xdp_kernel_batched_map")
 # ip's IFLA_XDP_ATTACHED values, in the driver's words.
 IP_XDP_MODES = {1: "drv", 2: "skb", 3: "hw"}
@@ -167,6 +171,35 @@ def check_stopped(t, tp):
             "started again: queue and program keys back")
 
 
+def cycles_while_read(t, tp):
+    """Stop/start cycles while another thread reads the block without pause."""
+    done, reads, cut = threading.Event(), [0], []
+
+    def reader():
+        while not done.is_set():
+            try:
+                block = state.parse(state.telemetry_block(tp.file_prefix, 0))
+            except state.StateError:
+                continue        # a read may fail while the port changes; it must not crash
+            reads[0] += 1
+            if block.get("end") != "yes":
+                cut.append(block)
+
+    th = threading.Thread(target=reader, daemon=True)
+    th.start()
+    try:
+        for _ in range(CYCLES):
+            tp.cmd("port stop 0")
+            tp.cmd("port start 0")
+    finally:
+        done.set()
+        th.join(env.scaled(10))
+    t.check(tp.alive() and reads[0] > 0, "%d stop/start cycles while another thread read the "
+            "block %d times: testpmd runs" % (CYCLES, reads[0]))
+    t.equal(cut, [], "blocks read whole during the cycles")
+    t.equal(state.read(tp, 0).get("state"), "started", "state after the cycles")
+
+
 def main(t):
     env.proc_info_path()
     with topo.Topology() as net, hugepages.HugePages(HUGEPAGES) as hp:
@@ -177,6 +210,7 @@ def main(t):
                              app_extra=["--rxd=%d" % RXD, "--txd=%d" % TXD]) as tp:
             tp.cmd("start")
             check_stopped(t, tp)
+            cycles_while_read(t, tp)
             tp.cmd("start")
             check_xstats(t, tp, peer, port)
             st = state.read(tp, 0)
