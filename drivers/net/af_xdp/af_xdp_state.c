@@ -259,6 +259,10 @@ dump_port(FILE *f, struct rte_eth_dev *dev, const char *built_for)
 	fprintf(f, "queues.start = %u\n", port->args.start_queue);
 	fprintf(f, "queues.count = %u\n", port->args.queue_count);
 	fprintf(f, "xdp.origin = %s\n", origin_name(&port->args));
+	if (port->args.xdp_prog[0] != '\0')
+		fprintf(f, "xdp.prog_path = %s\n", port->args.xdp_prog);
+	if (port->args.use_cni || port->args.use_pinned_map)
+		fprintf(f, "xdp.dp_path = %s\n", port->args.dp_path);
 	fprintf(f, "xdp.attach_mode.asked = %s\n", port->args.mode == AF_XDP_ATTACH_AUTO ?
 		"auto" : af_xdp_attach_mode_name(port->args.mode));
 	dump_redirect(f, port, k);
