@@ -94,8 +94,13 @@ def main(t):
             left = wait_gone(list(dead))
             t.check(not left, "the killed process's copies are gone from the kernel: "
                     "still loaded: %s" % left)
-            t.equal(len(copies_of(second.proc.pid)), 2,
-                    "copies owned by the second testpmd (pid %d)" % second.proc.pid)
+            mine = copies_of(second.proc.pid)
+            t.equal(len(mine), 2, "copies owned by the second testpmd (pid %d)" % second.proc.pid)
+            blocks = [state.read(second, p) for p in (0, 1)]
+            t.equal(sorted(int(b.get("xdp.program_id", 0)) for b in blocks), sorted(mine),
+                    "the ports' state names those copies (xdp.program_id)")
+            t.equal([b.get("xdp.owner.pid") for b in blocks], [str(second.proc.pid)] * 2,
+                    "the ports' state names the second testpmd as their owner (xdp.owner.pid)")
             second.cmd("stop")
             t.quit_testpmd(second, net)
 
