@@ -238,13 +238,10 @@ dump_redirect(FILE *f, const struct af_xdp_port *port, const struct af_xdp_kerne
 	fprintf(f, "xdp.redirect.reason = %s\n", why);
 }
 
+/* Which driver, which port, on what. */
 static void
-dump_port(FILE *f, struct rte_eth_dev *dev, const char *built_for)
+dump_identity(FILE *f, const struct af_xdp_port *port, const char *built_for)
 {
-	const struct af_xdp_port *port = dev->data->dev_private;
-	const struct af_xdp_kernel *k = af_xdp_kernel_probe();
-	struct rte_eth_dev_info info;
-
 	fprintf(f, "driver = %s\n", AF_XDP_PROJECT);
 	fprintf(f, "driver.version = %s\n", AF_XDP_DIRECT_VERSION);
 	fprintf(f, "dpdk.built_for = %s\n", built_for);
@@ -258,6 +255,14 @@ dump_port(FILE *f, struct rte_eth_dev *dev, const char *built_for)
 	fprintf(f, "iface.queues = %u\n", port->max_queues);
 	fprintf(f, "queues.start = %u\n", port->args.start_queue);
 	fprintf(f, "queues.count = %u\n", port->args.queue_count);
+}
+
+/* The XDP program asked for, the redirect chosen, and what the kernel offers. */
+static void
+dump_xdp_choice(FILE *f, const struct af_xdp_port *port)
+{
+	const struct af_xdp_kernel *k = af_xdp_kernel_probe();
+
 	fprintf(f, "xdp.origin = %s\n", origin_name(&port->args));
 	if (port->args.xdp_prog[0] != '\0')
 		fprintf(f, "xdp.prog_path = %s\n", port->args.xdp_prog);
@@ -269,6 +274,15 @@ dump_port(FILE *f, struct rte_eth_dev *dev, const char *built_for)
 	fprintf(f, "kernel.direct_redirect = %s\n", yes_no(k->has_direct));
 	fprintf(f, "kernel.batched_map = %s\n", yes_no(k->batched_map));
 	fprintf(f, "kernel.multi_buffer = %s\n", yes_no(af_xdp_kernel_multi_buffer()));
+}
+
+/* The devargs that shape the sockets, and the frame limits. */
+static void
+dump_config(FILE *f, struct rte_eth_dev *dev)
+{
+	const struct af_xdp_port *port = dev->data->dev_private;
+	struct rte_eth_dev_info info;
+
 	fprintf(f, "force_copy = %s\n", yes_no(port->args.force_copy));
 	fprintf(f, "shared_umem = %s\n", yes_no(port->args.shared_umem));
 	fprintf(f, "busy_poll.budget = %u\n", port->args.busy_budget);
@@ -289,7 +303,8 @@ dump_started(FILE *f, struct rte_eth_dev *dev)
 	const struct af_xdp_state_record *r = &port->state;
 
 	fprintf(f, "driver.build = %s\n", r->rx_build);
-	fprintf(f, "rx.burst = %s\n", dev->data->scattered_rx ? "multi-buffer" : "single");
+	/* Start chose the burst by queue 0's socket, as here. */
+	fprintf(f, "rx.burst = %s\n", port->queues[0].state.multi_buffer ? "multi-buffer" : "single");
 	if (r->prog_id == 0) {
 		fprintf(f, "xdp.program = none\n");
 		return;
@@ -388,7 +403,9 @@ af_xdp_state_dump(struct rte_eth_dev *dev, FILE *f, const char *built_for)
 {
 	const struct af_xdp_port *port = dev->data->dev_private;
 
-	dump_port(f, dev, built_for);
+	dump_identity(f, port, built_for);
+	dump_xdp_choice(f, port);
+	dump_config(f, dev);
 	if (port->started) {
 		dump_started(f, dev);
 		dump_queues(f, dev);
