@@ -906,12 +906,6 @@ af_xdp_dev_close(struct rte_eth_dev *dev)
 	return 0;
 }
 
-static int
-af_xdp_priv_dump(struct rte_eth_dev *dev, FILE *f)
-{
-	return af_xdp_state_dump(dev, f, af_xdp_dpdk_built_for());
-}
-
 static const struct eth_dev_ops af_xdp_ops = {
 	.dev_configure = af_xdp_dev_configure,
 	.dev_start = af_xdp_dev_start,
@@ -940,7 +934,7 @@ static const struct eth_dev_ops af_xdp_ops = {
 	.xstats_get = af_xdp_xstats_get,
 	.xstats_get_names = af_xdp_xstats_get_names,
 	.xstats_reset = af_xdp_stats_reset,
-	.eth_dev_priv_dump = af_xdp_priv_dump,
+	.eth_dev_priv_dump = af_xdp_state_dump,
 };
 
 /*
@@ -960,7 +954,7 @@ static const struct eth_dev_ops af_xdp_secondary_ops = {
 	.xstats_get = af_xdp_xstats_get,
 	.xstats_get_names = af_xdp_xstats_get_names,
 	.xstats_reset = af_xdp_stats_reset,
-	.eth_dev_priv_dump = af_xdp_priv_dump,
+	.eth_dev_priv_dump = af_xdp_state_dump,
 };
 
 static int

@@ -41,6 +41,7 @@
 #include "af_xdp_owner.h"
 #include "af_xdp_socket.h"
 #include "af_xdp_umem.h"
+#include "af_xdp_version.h"
 
 /* libxdp's dispatcher, which runs the programs of several users in turn. */
 #define DISPATCHER_NAME "xdp_dispatcher"
@@ -240,13 +241,17 @@ dump_redirect(FILE *f, const struct af_xdp_port *port, const struct af_xdp_kerne
 
 /* Which driver, which port, on what. */
 static void
-dump_identity(FILE *f, const struct af_xdp_port *port, const char *built_for)
+dump_identity(FILE *f, const struct af_xdp_port *port)
 {
+	char running[32];
+
 	fprintf(f, "driver = %s\n", AF_XDP_PROJECT);
 	fprintf(f, "driver.version = %s\n", AF_XDP_DIRECT_VERSION);
-	fprintf(f, "dpdk.built_for = %s\n", built_for);
-	fprintf(f, "dpdk.running = %u.%02u.%u\n", rte_version_year(), rte_version_month(),
-		rte_version_minor());
+	fprintf(f, "dpdk.built_for = %s\n", af_xdp_dpdk_built_for());
+	fprintf(f, "dpdk.running = %s\n",
+		af_xdp_dpdk_version_str(RTE_VERSION_NUM(rte_version_year(), rte_version_month(),
+							rte_version_minor(), rte_version_release()),
+					running, sizeof(running)));
 	fprintf(f, "port = %u\n", port->port_id);
 	fprintf(f, "name = %s\n", port->name);
 	fprintf(f, "state = %s\n", port->started ? "started" : "stopped");
@@ -399,11 +404,11 @@ dump_queues(FILE *f, struct rte_eth_dev *dev)
 }
 
 int
-af_xdp_state_dump(struct rte_eth_dev *dev, FILE *f, const char *built_for)
+af_xdp_state_dump(struct rte_eth_dev *dev, FILE *f)
 {
 	const struct af_xdp_port *port = dev->data->dev_private;
 
-	dump_identity(f, port, built_for);
+	dump_identity(f, port);
 	dump_xdp_choice(f, port);
 	dump_config(f, dev);
 	if (port->started) {

@@ -59,7 +59,7 @@ void af_xdp_state_started(struct rte_eth_dev *dev, const char *rx_build);
 /* At stop (primary): nothing recorded is true any more. */
 void af_xdp_state_stopped(struct rte_eth_dev *dev);
 
-/* The eth_dev_priv_dump op, in either process; built_for: the DPDK version of the build. */
-int af_xdp_state_dump(struct rte_eth_dev *dev, FILE *f, const char *built_for);
+/* The eth_dev_priv_dump op, in either process. */
+int af_xdp_state_dump(struct rte_eth_dev *dev, FILE *f);
 
 #endif /* AF_XDP_STATE_H */
