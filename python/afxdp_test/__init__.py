@@ -13,6 +13,7 @@ the host's).
   topo         network namespaces and veth pairs
   testpmd      interactive dpdk-testpmd on a pseudo-terminal; secondaries
   dpdk_output  what testpmd and dpdk-proc-info print, parsed
+  state        the driver's state block (dump_priv) of a running process, as a dict
   frames       test frames built, verified, sent and captured; the IPv4 checksum
   traffic      frames.py run inside a namespace (send, capture, sniff, background)
   hugepages    hugepages and a hugetlbfs for a primary that secondaries join

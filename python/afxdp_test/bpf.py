@@ -248,8 +248,8 @@ def libxdp_bpffs():
     exec` hides /sys/fs/bpf: without this, the driver's program is always
     attached alone. With it, the dispatcher is used where the kernel lets
     libxdp load it (the VM); where it cannot (this host: EPERM), the program
-    is still attached alone. The driver's start-up line says which
-    (dpdk_output.startup()['dispatcher'])."""
+    is still attached alone. The port's state block says which
+    (state.read(tp)['xdp.dispatcher'])."""
     old = os.environ.get("LIBXDP_BPFFS")
     with Bpffs() as fs:
         os.environ["LIBXDP_BPFFS"] = fs.mount

@@ -25,7 +25,7 @@ import signal
 import subprocess
 import time
 
-from . import cleanup, dpdk_output, env, testpmd
+from . import cleanup, env, state, testpmd
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -66,6 +66,7 @@ class Forwarder:
         self.path = os.path.join(env.run_dir(), "%s-%d.out" % (label, id(self)))
         self._undo = None
         self.zero_copy_ifaces = []   # checked zero-copy when ready (dpdk())
+        self.nb_ports = 0            # ports of our driver, 0..nb_ports-1 (dpdk())
 
     @classmethod
     def dpdk(cls, ns, ports, app_args, lcores="1", eal_extra=(), devargs="", huge_dir=None,
@@ -74,17 +75,16 @@ class Forwarder:
         (port N = ports[N]), `devargs` added to each; the driver is the
         harness's (AFXDP_PLUGIN, or the stock one) unless `eal_extra` adds
         one. `wrapper` runs it, e.g. taskset. With AFXDP_SOCKET_MODE=zero-copy
-        and our plugin, the driver's info lines are asked for and, unless
-        `check_mode` is False (the test checks the mode itself), every port's
-        sockets are checked zero-copy once it forwards, as TestPmd does."""
+        and our plugin, unless `check_mode` is False (the test checks the
+        mode itself), every port's sockets are checked zero-copy once it
+        forwards (the ports' state blocks), as TestPmd does."""
         prefix = testpmd.new_file_prefix()
         zero_copy = env.socket_mode() == "zero-copy" and bool(env.plugin())
-        if zero_copy:
-            eal_extra = list(eal_extra) + [testpmd.LOG_INFO]
         eal = _vdev_eal(ns, ports, devargs, prefix, huge_dir, mem_mb, lcores, eal_extra)
         argv = (list(wrapper) + [program("L2FWD_AF_XDP", "l2fwd-af-xdp", path)] + eal + ["--"]
                 + list(app_args))
         fwd = cls(ns, argv, "l2fwd-af-xdp", file_prefix=prefix)
+        fwd.nb_ports = len(ports)
         if zero_copy and check_mode:
             fwd.zero_copy_ifaces = [iface_name(p) for p in ports]
         return fwd
@@ -148,14 +148,17 @@ class Forwarder:
             self.check_zero_copy()
 
     def socket_modes(self):
-        """{interface: the modes of its sockets}, from the driver's footprint
-        lines (log level info)."""
-        return {iface: {mode for mode, _ in sockets}
-                for iface, sockets in dpdk_output.socket_modes(self.output()).items()}
+        """{interface: the modes of its sockets}, from the ports' state
+        blocks (dump_priv, read through the telemetry socket)."""
+        modes = {}
+        for port in range(self.nb_ports):
+            block = state.read(self, port)
+            modes[block["iface"]] = set(state.socket_modes(block))
+        return modes
 
     def check_zero_copy(self):
         """Each interface of zero_copy_ifaces has sockets, all in zero-copy
-        mode (the driver's footprint lines), or env.Failure."""
+        mode (the ports' state blocks), or env.Failure."""
         modes = self.socket_modes()
         wrong = {i: sorted(modes.get(i, ())) for i in self.zero_copy_ifaces
                  if modes.get(i) != {"zero-copy"}}

@@ -22,7 +22,7 @@ import signal
 import time
 import tty
 
-from . import cleanup, dpdk_output, env
+from . import cleanup, dpdk_output, env, state
 
 PROMPT = "testpmd> "
 STARTUP_TIMEOUT = 60     # EAL init + port start; generous: the machine is shared
@@ -34,10 +34,6 @@ TRANSCRIPT_TAIL = 6000   # characters shown on failure
 # EAL option: the driver's informational lines (XDP mode, copy/zero-copy, UMEM
 # footprint per queue) in the output.
 LOG_INFO = "--log-level=pmd.net.af_xdp:info"
-
-# Our xstats that are flags, not counters (a reset leaves them): the
-# program's redirect, and the kernel's batching of the map's redirects.
-XSTATS_NOT_COUNTERS = frozenset({"rx_xdp_redirect_direct", "rx_xdp_kernel_batched_map"})
 
 _ANSI_PARTIAL = re.compile(r"\x1b(\[[0-9;?]*)?$")
 
@@ -189,19 +185,21 @@ class TestPmd:
         return self
 
     def check_zero_copy(self):
-        """Every port's queue 0 is in zero-copy mode (`show rxq info`, what the
-        driver read back with XDP_OPTIONS), or TestPmdError; but for the ports
-        whose devargs ask for copy mode (the test's choice: asks_copy) and
-        those whose start failed (which the test expects, or sees itself)."""
+        """Every socket of every port is in zero-copy mode (the port's state
+        block: what the driver read back with XDP_OPTIONS), or TestPmdError;
+        but for the ports whose devargs ask for copy mode (the test's choice:
+        asks_copy) and those whose start failed (which the test expects, or
+        sees itself)."""
         for port in range(self.port_count()):
             if port < len(self.vdevs) and asks_copy(self.vdevs[port]):
                 continue
-            info = self.cmd("show rxq info %d 0" % port)
-            if "not started mode" in info:
+            block = state.read(self, port)
+            if block.get("state") != "started":
                 continue        # its start failed: what the test looks at
-            if "zero-copy mode" not in info:
-                raise TestPmdError("%s: AFXDP_SOCKET_MODE=zero-copy but port %d is not: %s"
-                                   % (self.label, port, info.strip()))
+            modes = state.socket_modes(block)
+            if not modes or set(modes) != {"zero-copy"}:
+                raise TestPmdError("%s: AFXDP_SOCKET_MODE=zero-copy but port %d's sockets "
+                                   "are %s" % (self.label, port, modes))
         env.log("%s: every port in zero-copy mode" % self.label)
 
     def alive(self):

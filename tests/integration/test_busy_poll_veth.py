@@ -29,9 +29,10 @@ polling really ran. Checks:
     or the NAPI id, once;
   - with busy_budget=32 at level warning, where busy polling ran the driver
     gave no warning;
-  - in zero-copy mode (the patched kernel), at level info the driver names
-    the NAPI id: the socket has one whether or not veth's NAPI ran at the
-    bind;
+  - the port's state block (queue.0.napi_id, queue.0.busy_poll) agrees:
+    busy polling off for want of a NAPI id means it did not run; in
+    zero-copy mode (the patched kernel) the socket has a NAPI id whether or
+    not veth's NAPI ran at the bind, and busy polling is on;
   - the last row turns GRO on at the port's veth (its NAPI then runs from
     the moment it is up): on a kernel that gives a NAPI id then (6.12 and
     before), busy polling must run, in copy and in zero-copy mode
@@ -49,7 +50,7 @@ transmit stalled: vm-zc-crash_restart and kernel/tests' xsk_tx cover that).
 
 import os
 
-from afxdp_test import dpdk_output, env, runner, testpmd, topo, traffic
+from afxdp_test import dpdk_output, env, runner, state, testpmd, topo, traffic
 
 NOTICE_TEXT = "busy polling has no effect"
 NAPI_TEXT = "busy polling NAPI id"
@@ -121,9 +122,16 @@ def one_run(t, net, dut, port, peer, devargs, level, shown, gro):
             env.log("    | %s" % ln)
         env.log("%s: the kernel's busy polling processed %d frames (BusyPollRxPackets)"
                 % (what, polled))
-        if level == "info" and env.socket_mode() == "zero-copy":
-            t.check(len(named) == 1, "%s: zero-copy: the pool names veth's NAPI, and the "
-                    "driver says %r" % (what, NAPI_TEXT))
+        q = state.queue_keys(state.read(tp, 0), 0)
+        env.log("%s: state napi_id %s, busy_poll %s (%s)" % (
+            what, q.get("napi_id"), q.get("busy_poll"), q.get("busy_poll.reason", "-")))
+        if env.socket_mode() == "zero-copy":
+            t.check(q.get("napi_id") not in (None, "0") and q.get("busy_poll") == "on",
+                    "%s: zero-copy: the pool names veth's NAPI (state napi_id %s), busy "
+                    "polling on (%s)" % (what, q.get("napi_id"), q.get("busy_poll")))
+        if q.get("busy_poll.reason") == "no-napi-id":
+            t.check(polled == 0, "%s: busy polling off for want of a NAPI id (state), and it "
+                    "did not run (BusyPollRxPackets +%d)" % (what, polled))
         if gro and gro_gives_napi_id():
             t.check(polled > 0, "%s: veth's NAPI runs before the bind: busy polling ran "
                     "(BusyPollRxPackets +%d)" % (what, polled))

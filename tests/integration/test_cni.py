@@ -17,7 +17,7 @@ someone else (the test, as in test_pinned_map.py); a fake device plugin
 
 import os
 
-from afxdp_test import bpf, cleanup, cni, dpdk_output, env, runner, testpmd, topo, traffic
+from afxdp_test import bpf, cleanup, cni, dpdk_output, env, runner, state, testpmd, topo, traffic
 
 OBJ = "xdp_ethertype"
 MAP_NAME = "xsks_map"
@@ -45,6 +45,11 @@ def with_plugin(t, net, dut, port, peer, prog, undo, map_fd):
                     "the map was asked for interface %s" % port.name, "%s" % dp.requests)
             t.equal(dp.fds_sent, 1, "map fds the device plugin passed")
             t.equal(dp.errors, [], "protocol errors seen by the device plugin")
+            st = state.read(tp, 0)
+            t.equal((st.get("xdp.origin"), st.get("xdp.dp_path")), ("use_cni", path),
+                    "state xdp.origin, xdp.dp_path")
+            t.equal((st.get("xdp.program_id"), st.get("xdp.owner")), (str(prog.id), "none"),
+                    "state: the program steering to the plugin's map is the plugin's")
             tp.cmd("start")
             traffic.send(peer, port.mac, FRAMES, SIZES)
             st = tp.wait_rx(0, FRAMES)

@@ -24,7 +24,7 @@ import re
 import signal
 import time
 
-from afxdp_test import bpf, dpdk_output, env, hosts, runner, testpmd, topo
+from afxdp_test import bpf, dpdk_output, env, hosts, runner, state, testpmd, topo
 
 GONE_DEADLINE = 10       # the kernel frees a program after its last user: only against a hang
 REMOVED = re.compile(r"removed the orphaned XDP program (\S+) \(id (\d+)\) from (\S+): "
@@ -61,7 +61,7 @@ def main(t):
         first = testpmd.TestPmd(dut, vdevs, fwd="io", eal_extra=[testpmd.LOG_INFO],
                                 label="testpmd[first]")
         with first:
-            env.log("dispatcher in use: %s" % dpdk_output.startup(first.startup_output)["dispatcher"])
+            env.log("dispatcher in use: %s" % state.read(first, 0).get("xdp.dispatcher"))
             first.cmd("start")
             hosts.ping(t, a)
             dead_pid = first.proc.pid
@@ -94,8 +94,13 @@ def main(t):
             left = wait_gone(list(dead))
             t.check(not left, "the killed process's copies are gone from the kernel: "
                     "still loaded: %s" % left)
-            t.equal(len(copies_of(second.proc.pid)), 2,
-                    "copies owned by the second testpmd (pid %d)" % second.proc.pid)
+            mine = copies_of(second.proc.pid)
+            t.equal(len(mine), 2, "copies owned by the second testpmd (pid %d)" % second.proc.pid)
+            blocks = [state.read(second, p) for p in (0, 1)]
+            t.equal(sorted(int(b.get("xdp.program_id", 0)) for b in blocks), sorted(mine),
+                    "the ports' state names those copies (xdp.program_id)")
+            t.equal([b.get("xdp.owner.pid") for b in blocks], [str(second.proc.pid)] * 2,
+                    "the ports' state names the second testpmd as their owner (xdp.owner.pid)")
             second.cmd("stop")
             t.quit_testpmd(second, net)
 

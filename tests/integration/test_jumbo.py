@@ -21,8 +21,9 @@ holds a frame of 1920 bytes, so a 9014-byte frame takes 5 descriptors).
 In zero-copy mode (AFXDP_SOCKET_MODE=zero-copy, vm-zc-jumbo) only 1 runs,
 checking what that mode means here instead: the patched kernel's veth takes
 one buffer per frame in zero-copy mode (xdp_zc_max_segs 1), so the kernel
-binds a multi-buffer socket in copy mode; the queue's log line must say
-"copy mode, multi-buffer" and the frames arrive as in 1. Parts 2 and 3 would
+binds a multi-buffer socket in copy mode; the port's state block must say
+queue.0.mode = copy, queue.0.multi_buffer = yes, and the frames arrive as
+in 1. Parts 2 and 3 would
 then repeat the copy-mode run (vm-jumbo) exactly.
 Needs the kernel's AF_XDP multi-buffer (Linux 6.6): skipped with the reason
 on an older kernel, or with Debian's stock driver, which has none (upstream
@@ -33,7 +34,7 @@ import collections
 import os
 import re
 
-from afxdp_test import dpdk_output, env, hosts, runner, testpmd, topo, traffic
+from afxdp_test import env, hosts, runner, state, testpmd, topo, traffic
 
 MTU = 9000
 APP = ["--enable-scatter", "--max-pkt-len=%d" % (MTU + 14), "--tx-offloads=0x8000"]
@@ -48,9 +49,6 @@ BACKGROUND_RATE = 1000
 VERBOSE_LINE = r"type=0x[0-9a-f]+ - length=(\d+) - nb_segs=(\d+)"
 
 
-# The queue's log line where zero-copy cannot carry multi-buffer frames.
-ZC_FALLBACK = ", copy mode, multi-buffer;"
-
 
 def zero_copy_run():
     return env.socket_mode() == "zero-copy"
@@ -64,10 +62,15 @@ def kernel_has_multi_buffer():
     return (major, minor) >= (6, 6)
 
 
-def require_multi_buffer(t, tp):
-    t.require("frames of several descriptors" in tp.transcript,
-              "the port receives frames of several descriptors (XDP_USE_SG)",
-              "\n".join(dpdk_output.problem_lines(tp.transcript)))
+def require_multi_buffer(t, tp, ports=(0,)):
+    """Each port receives chains (rx.burst) on sockets bound with XDP_USE_SG."""
+    for port in ports:
+        st = state.read(tp, port)
+        t.require((st.get("rx.burst"), state.queue_keys(st, 0).get("multi_buffer"))
+                  == ("multi-buffer", "yes"),
+                  "port %d receives frames of several descriptors (state rx.burst %s, "
+                  "queue.0.multi_buffer %s)" % (port, st.get("rx.burst"),
+                                                st.get("queue.0.multi_buffer")))
 
 
 def rxonly(t, net):
@@ -83,11 +86,9 @@ def rxonly(t, net):
         tp.cmd("start")
         require_multi_buffer(t, tp)
         if zero_copy_run():
-            queue = [ln.strip() for ln in tp.startup_output.splitlines()
-                     if "queue 0: socket on %s" % port.name in ln]
-            t.check(bool(queue) and all(ZC_FALLBACK in ln for ln in queue),
-                    "zero-copy asked, multi-buffer: the kernel bound the socket in copy "
-                    "mode (%r)" % ZC_FALLBACK, "queue lines: %s" % (queue or "none"))
+            t.equal(state.socket_modes(state.read(tp, 0)), ["copy"],
+                    "zero-copy asked, multi-buffer: the kernel bound the socket in copy mode "
+                    "(state queue.0.mode)")
         traffic.send(peer, port.mac, count, SIZES, stream="rx")
         seen = tp.wait_output(VERBOSE_LINE, count)
         tp.cmd("stop")
@@ -152,7 +153,7 @@ def forwarding(t, net):
     with testpmd.TestPmd(dut, vdevs, fwd="io", eal_extra=[testpmd.LOG_INFO], app_extra=APP,
                          label="testpmd[io]") as tp:
         tp.cmd("start")
-        require_multi_buffer(t, tp)
+        require_multi_buffer(t, tp, ports=(0, 1))
         count = FRAMES_PER_SIZE * len(SIZES)
         raw_frames(t, h0, h1, count, SIZES, "a->b frames of 60..9014 bytes")
         raw_frames(t, h1, h0, count, SIZES, "b->a frames of 60..9014 bytes")

@@ -18,11 +18,13 @@ and two dpdk ports, net_af_xdp0/1 on p0/p1, between the hosts a and b.
    refusal at queue setup, naming the frames the mempool holds and the data
    room needed, and the Interface shows an error. Back to MTU, the ports come
    back and full-size pings pass.
-   With AFXDP_SOCKET_MODE=zero-copy (vm-zc-ovs, the patched kernel's veth)
-   the sockets of step 1 are zero-copy (the driver's footprint lines in
-   OVS's log); from MTU 2500 on OVS asks for the scatter offload, the
-   driver binds multi-buffer sockets, and veth's zero-copy, which has no
-   multi-buffer, binds them in copy mode.
+   The ports' state blocks (read through OVS's DPDK telemetry socket; OVS
+   runs with a file prefix of the test's) show sockets bound for frames of
+   one descriptor at MTU 1500 and, from MTU 2500 on, where OVS asks for the
+   scatter offload, multi-buffer sockets (Linux 6.6 and later). With
+   AFXDP_SOCKET_MODE=zero-copy (vm-zc-ovs, the patched kernel's veth) the
+   sockets of step 1 are zero-copy, and the multi-buffer ones copy: veth's
+   zero-copy has no multi-buffer.
 4. `ovs-appctl exit` (what ovs-ctl stop does): ovs-vswitchd stops the ports
    without closing them and exits 0; the driver gives both interfaces back
    their promiscuous state at exit (OVS turned it on), and no XDP program is
@@ -32,8 +34,9 @@ and two dpdk ports, net_af_xdp0/1 on p0/p1, between the hosts a and b.
 import os
 import re
 import time
+import types
 
-from afxdp_test import dpdk_output, env, hosts, hugepages, ovs, runner, testpmd, topo
+from afxdp_test import cleanup, env, hosts, hugepages, ovs, runner, state, testpmd, topo
 
 HUGEPAGES = 300              # dpdk-socket-mem 512 MB plus EAL's own
 MTU = 2500                   # OVS's mempool: 3200-byte data room, frames up to 2944
@@ -145,24 +148,23 @@ def too_big(t, o, names, a, hosts_ifc):
     full_size_ping(t, a, MTU, "back at MTU %d" % MTU)
 
 
-def check_socket_modes(t, o, ports):
-    """With AFXDP_SOCKET_MODE set, each port's first socket is in that mode
-    (copy: force_copy=1 in the devargs, testpmd.with_socket_mode), and so is
-    every later one, but for multi-buffer sockets: OVS asks for the scatter
-    offload above MTU 1500, and veth's zero-copy, which has no multi-buffer,
-    binds those in copy mode."""
+def check_sockets(t, prefix, ports, what, multi_buffer):
+    """Each port's socket as its state block shows it: bound multi-buffer or
+    not, and, with AFXDP_SOCKET_MODE set, in that mode (copy: force_copy=1
+    in the devargs, testpmd.with_socket_mode), but for multi-buffer sockets,
+    which veth's zero-copy cannot take: the kernel binds those in copy mode."""
     want = env.socket_mode()
-    if want is None:
-        return
-    modes = dpdk_output.socket_modes(o.log())
+    ovs_dpdk = types.SimpleNamespace(file_prefix=prefix)
+    blocks = [state.read(ovs_dpdk, port) for port in range(len(ports))]
+    by_iface = {b.get("iface"): state.queue_keys(b, 0) for b in blocks}
     for p in ports:
-        sockets = modes.get(p.name, [])
-        t.check(sockets and sockets[0] == (want, False)
-                and all(mode == ("copy" if multi_buffer else want)
-                        for mode, multi_buffer in sockets),
-                "modes of %s's sockets, in order (AFXDP_SOCKET_MODE=%s): %s"
-                % (p.name, want, [mode + (", multi-buffer" if multi_buffer else "")
-                                  for mode, multi_buffer in sockets]))
+        q = by_iface.get(p.name, {})
+        t.equal(q.get("multi_buffer"), "yes" if multi_buffer else "no",
+                "%s: %s's socket bound multi-buffer (state queue.0.multi_buffer)" % (what, p.name))
+        if want:
+            t.equal(q.get("mode"), "copy" if multi_buffer else want,
+                    "%s: %s's socket mode (state queue.0.mode, AFXDP_SOCKET_MODE=%s)"
+                    % (what, p.name, want))
 
 
 def main(t):
@@ -173,8 +175,11 @@ def main(t):
         dut, a, b, p0, h0, p1, h1 = hosts.two_hosts(net)
         vdevs = [testpmd.with_socket_mode("net_af_xdp%d,iface=%s" % (i, p.name))
                  for i, p in enumerate((p0, p1))]
-        extra = ("--no-pci -d %s --vdev %s --vdev %s --log-level=pmd.net.af_xdp:info"
-                 % (env.plugin(), vdevs[0], vdevs[1]))
+        prefix = testpmd.new_file_prefix()
+        cleanup.push("DPDK runtime directory of %s" % prefix,
+                     lambda: testpmd.remove_runtime_dir(prefix))
+        extra = ("--no-pci -d %s --vdev %s --vdev %s --file-prefix %s "
+                 "--log-level=pmd.net.af_xdp:info" % (env.plugin(), vdevs[0], vdevs[1], prefix))
         config = {"dpdk-init": "true", "dpdk-socket-mem": "512", "dpdk-hugepage-dir": hp.mount,
                   "pmd-cpu-mask": "0x2", "per-port-memory": "true",
                   "dpdk-extra": '"%s"' % extra}
@@ -186,11 +191,12 @@ def main(t):
                 o.vsctl("add-port", br, n, "--", "set", "Interface", n, "type=dpdk",
                         "options:dpdk-devargs=net_af_xdp%d" % i)
             wait_up(t, o, names, "added")
+            check_sockets(t, prefix, (p0, p1), "at MTU 1500", False)
             hosts.ping(t, a)
             hosts.tcp_transfer(t, a, b)
 
             mtu_change(t, o, names, (p0, p1), (h0, h1), a, b)
-            check_socket_modes(t, o, (p0, p1))
+            check_sockets(t, prefix, (p0, p1), "at MTU %d" % MTU, multi_buffer())
             too_big(t, o, names, a, (h0, h1))
 
             t.check("PROMISC" in p0.link().get("flags", []), "OVS turned promiscuous mode on")

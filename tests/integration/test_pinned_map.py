@@ -7,7 +7,8 @@ maps pinned in a bpffs of the run (`ip netns exec` mounts a fresh /sys, so
 /sys/fs/bpf would not be seen from testpmd: see lib/bpf.py) and attaches it to
 the veth with `ip link ... xdp pinned`. Then:
   1. testpmd with `use_pinned_map=1,dp_path=<pinned xsks_map>`: N raw frames
-     arrive (RX-packets, RX-bytes exact); after `port stop 0` the program is
+     arrive (RX-packets, RX-bytes exact); the port's state block names the
+     path and the program attached, found through its map; after `port stop 0` the program is
      still attached, and after `port start 0` N more arrive; at quit (exit
      code 0) the same program is still attached: the driver never detaches a
      program it did not attach. The test then removes it.
@@ -15,7 +16,7 @@ the veth with `ip link ... xdp pinned`. Then:
      start (or probe), a message names the path, and no XDP program is left.
 """
 
-from afxdp_test import bpf, cleanup, dpdk_output, env, runner, testpmd, topo, traffic
+from afxdp_test import bpf, cleanup, dpdk_output, env, runner, state, testpmd, topo, traffic
 
 OBJ = "xdp_ethertype"
 MAP_NAME = "xsks_map"
@@ -34,12 +35,15 @@ def receive(t, tp, port, peer, what, before=0):
 def with_pinned_map(t, net, dut, port, peer, prog, undo):
     map_path = prog.map_path(MAP_NAME)
     vdev = "net_af_xdp0,iface=%s,use_pinned_map=1,dp_path=%s" % (port.name, map_path)
-    with testpmd.TestPmd(dut, [vdev], fwd="rxonly", eal_extra=[testpmd.LOG_INFO]) as tp:
+    with testpmd.TestPmd(dut, [vdev], fwd="rxonly") as tp:
         log = tp.startup_output
         t.check("Fail to start port" not in log, "port 0 starts with %s" % vdev,
                 "\n".join(dpdk_output.problem_lines(log)))
-        t.check(any(map_path in ln for ln in log.splitlines() if "XSKMAP" in ln),
-                "the log says the XSKMAP comes from %s" % map_path)
+        st = state.read(tp, 0)
+        t.equal((st.get("xdp.origin"), st.get("xdp.dp_path"), st.get("xdp.redirect")),
+                ("use_pinned_map", map_path, "none"), "state xdp.origin, xdp.dp_path, xdp.redirect")
+        t.equal((st.get("xdp.program_id"), st.get("xdp.owner")), (str(prog.id), "none"),
+                "state: the program steering to the pinned map is the one attached, not ours")
         tp.cmd("start")
         n = receive(t, tp, port, peer, "with the pinned map")
         st = tp.port_stats(0)

@@ -30,7 +30,7 @@ up on an interface (xdp_multiprog__get_from_ifindex), which kept one program
 import os
 import time
 
-from afxdp_test import bpf, dpdk_output, env, runner, testpmd, topo, traffic
+from afxdp_test import bpf, env, runner, state, testpmd, topo, traffic
 
 STOP_START = 200
 DETACH_ATTACH = 50
@@ -112,7 +112,7 @@ def main(t):
         port, peer = net.veth(dut, "d0", gen, "g0")
         vdev = "net_af_xdp0,iface=%s" % port.name
         with testpmd.TestPmd(dut, [vdev], fwd="rxonly", eal_extra=[testpmd.LOG_INFO]) as tp:
-            env.log("dispatcher in use: %s" % dpdk_output.startup(tp.startup_output)["dispatcher"])
+            env.log("dispatcher in use: %s" % state.read(tp, 0).get("xdp.dispatcher"))
             pool = tp.rx_pool()
             tp.cmd("start")
             tp.cmd("stop")

@@ -11,9 +11,8 @@ scripts/afxdp-secondary.sh, as the README shows.
    forwarding on (the kernel's counters are reset by moving their base, not
    re-read); then counting restarts exactly.
 2. The kernel made to drop again; `dpdk-proc-info -- --xstats-reset` exits 0
-   without an error, and every xstat testpmd shows reads 0 (but the flags
-   in testpmd.XSTATS_NOT_COUNTERS, which are not counters), and a second
-   later too.
+   without an error, and every xstat testpmd shows reads 0 (xstats are
+   counters only), and a second later too.
 """
 
 import os
@@ -43,7 +42,7 @@ def proc_info(t, ns, tp, what):
 
 def nonzero_xstats(tp):
     xs = tp.xstats(0)
-    return {n: v for n, v in xs.items() if v != 0 and n not in testpmd.XSTATS_NOT_COUNTERS}, len(xs)
+    return {n: v for n, v in xs.items() if v != 0}, len(xs)
 
 
 def xstats_reset(t, ns, tp, peer, port):

@@ -9,11 +9,11 @@ patched kernel), and the function xdp_do_redirect_xsk_batch (its batched
 receive of bpf_redirect_map() into an XSKMAP)?  Then, on a veth pair, with N
 frames from afxdp-gen:
 
-- redirect=auto: the driver logs and shows (xstats rx_xdp_redirect_direct,
-  rx_xdp_kernel_batched_map) map where the kernel batches the map's
-  redirects (as fast, the map's semantics), direct where it only has the
-  direct redirect, map elsewhere; all N frames arrive; and the program's
-  fallback counters stay 0.
+- redirect=auto: the port's state block (dump_priv: xdp.redirect and its
+  reason, kernel.batched_map, kernel.direct_redirect) says map where the
+  kernel batches the map's redirects (as fast, the map's semantics), direct
+  where it only has the direct redirect, map elsewhere; all N frames
+  arrive; and the program's fallback counters stay 0.
 - redirect=map: map on any kernel, N frames.
 - redirect=direct: on a stock kernel the probe fails at once, naming
   redirect and what the kernel lacks; on the patched kernel, direct.
@@ -24,7 +24,7 @@ itself says which path the frames took.
 
 import os
 
-from afxdp_test import bpf, env, runner, testpmd, topo
+from afxdp_test import bpf, env, runner, state, testpmd, topo
 
 FRAMES = 1000
 
@@ -48,13 +48,17 @@ def direct_frames(port):
     return port.ethtool_stats().get("rx_queue_0_xdp_redirect_xsk")
 
 
-def expected_log(redirect, expect_direct, batched):
+def expected_reason(redirect, expect_direct, batched):
+    """xdp.redirect.reason in the state block."""
+    if redirect != "auto":
+        return "asked"
     if expect_direct:
-        return "redirect: direct (bpf_redirect_xsk)"
-    if redirect == "auto" and batched:
-        return ("redirect: map (bpf_redirect_map), redirect=auto and the kernel receives "
-                "bpf_redirect_map() into an XSKMAP in batches")
-    return "redirect: map (bpf_redirect_map)"
+        return "kernel-has-direct"
+    return "kernel-batches-map" if batched else "kernel-has-no-direct"
+
+
+def yes_no(b):
+    return "yes" if b else "no"
 
 
 def run_port(t, net, dut, port, peer, gen, redirect, expect_direct, kernel):
@@ -63,21 +67,24 @@ def run_port(t, net, dut, port, peer, gen, redirect, expect_direct, kernel):
     before = direct_frames(port)
     t.require((before is not None) == kernel_direct,
               "veth has the counter rx_queue_0_xdp_redirect_xsk exactly on the patched kernel")
-    with testpmd.TestPmd(dut, [vdev], fwd="rxonly",
-                         eal_extra=["--log-level=pmd.net.af_xdp:info"]) as tp:
-        log = tp.startup_output
-        want_log = expected_log(redirect, expect_direct, batched)
-        t.check(want_log in log, "redirect=%s: the log says %r" % (redirect, want_log))
+    with testpmd.TestPmd(dut, [vdev], fwd="rxonly") as tp:
+        st = state.read(tp, 0)
+        t.equal(st.get("xdp.redirect"), "direct" if expect_direct else "map",
+                "redirect=%s: state xdp.redirect" % redirect)
+        t.equal(st.get("xdp.redirect.reason"), expected_reason(redirect, expect_direct, batched),
+                "redirect=%s: state xdp.redirect.reason" % redirect)
+        t.equal(st.get("kernel.batched_map"), yes_no(batched),
+                "redirect=%s: state kernel.batched_map" % redirect)
+        t.equal(st.get("kernel.direct_redirect"), yes_no(kernel_direct),
+                "redirect=%s: state kernel.direct_redirect" % redirect)
+        t.equal(st.get("xdp.program"), "afxdp_direct" if expect_direct else "afxdp_map",
+                "redirect=%s: state xdp.program" % redirect)
         tp.cmd("start")
         send(gen, peer, FRAMES)
         st = tp.wait_rx(0, FRAMES)
         tp.cmd("stop")
         t.equal(st["RX-packets"], FRAMES, "redirect=%s: RX-packets" % redirect)
         xs = tp.xstats(0)
-        t.equal(xs.get("rx_xdp_redirect_direct"), 1 if expect_direct else 0,
-                "redirect=%s: xstat rx_xdp_redirect_direct" % redirect)
-        t.equal(xs.get("rx_xdp_kernel_batched_map"), 1 if batched else 0,
-                "redirect=%s: xstat rx_xdp_kernel_batched_map" % redirect)
         t.equal(xs.get("rx_xdp_direct_fallback_via_map"), 0,
                 "redirect=%s: frames through the map instead" % redirect)
         t.equal(xs.get("rx_xdp_direct_fallback_passed"), 0,

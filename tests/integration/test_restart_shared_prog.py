@@ -28,7 +28,7 @@ ring, and after 6 or 7 restarts `port start 0` failed for want of mbufs.
 
 import re
 
-from afxdp_test import bpf, cleanup, dpdk_output, env, runner, testpmd, topo, traffic
+from afxdp_test import bpf, cleanup, dpdk_output, env, runner, state, testpmd, topo, traffic
 
 OBJ = "xdp_ethertype"
 CYCLES = 9                   # 16384 mbufs: 8 fill rings of 2048
@@ -102,7 +102,7 @@ def same_iface(t, net, dut, port, peer, redirect):
     with testpmd.TestPmd(dut, vdevs, fwd="rxonly", eal_extra=[testpmd.LOG_INFO],
                          label="testpmd[same iface, %s]" % redirect) as tp:
         env.log("%s: the built-in program redirects with %s" % (
-            what, dpdk_output.startup(tp.startup_output)["redirect"]))
+            what, state.read(tp, 0).get("xdp.redirect")))
         pool = tp.mempool("mb_pool_0")
         ring = rx_ring_size(tp)
         env.log("%s: pool of %d mbufs, %d available with both ports started, fill rings of %d"

@@ -4,8 +4,8 @@
 
 A veth with 2 queues; testpmd (rxonly) gets two ports on it:
 `net_af_xdp0,iface=X,start_queue=0` and `net_af_xdp1,iface=X,start_queue=1`.
-Checks: both probe and start (the log shows one program attached, which both
-ports use); UDP frames of FLOWS flows, spread by the sender over both queues
+Checks: both probe and start (their state blocks name one program, the
+one attached to the interface, and each port's socket on its own queue); UDP frames of FLOWS flows, spread by the sender over both queues
 (veth's own per-queue counters, `ethtool -S`), arrive exactly: port N counts
 what the kernel counted on queue N, and the two add up to what was sent;
 `port stop 0` leaves the program in place for port 1, which still takes its
@@ -15,14 +15,13 @@ kernel, not to port 0; `port start 0` joins the attachment again; after quit
 no XDP program is left.
 """
 
-from afxdp_test import dpdk_output, runner, testpmd, topo, traffic
+from afxdp_test import bpf, dpdk_output, runner, state, testpmd, topo, traffic
 
 QUEUES = 2
 FLOWS = 32
 SIZES = [128, 512, 1500]
 FRAMES = 900             # fewer than one ring holds, even if all hashed to one queue
 FRAMES_AFTER_STOP = 300
-ATTACHED = "attached to %s in"
 
 
 def rx_packets(tp):
@@ -60,11 +59,14 @@ def main(t):
             t.equal(tp.port_count(), QUEUES, "ports probed")
             t.check("Fail to start port" not in log, "both ports started",
                     "\n".join(dpdk_output.problem_lines(log)))
-            attach = [ln.strip() for ln in log.splitlines() if ATTACHED % port.name in ln]
-            t.equal(len(attach), 1, "XDP program attachments logged (one, shared by both ports)")
+            blocks = [state.read(tp, q) for q in range(QUEUES)]
+            t.equal({b.get("xdp.attached_id") for b in blocks}, {str(bpf.attached_prog_id(port))},
+                    "both ports' XDP program (state xdp.attached_id) is the one attached")
+            t.equal(len({b.get("xdp.program_id") for b in blocks}), 1,
+                    "one program, shared by both ports (state xdp.program_id)")
             for q in range(QUEUES):
-                qline = "net_af_xdp%d: queue 0: socket on %s queue %d" % (q, port.name, q)
-                t.check(qline in log, "port %d's socket is on queue %d (%r)" % (q, q, qline))
+                t.equal(blocks[q].get("queue.0.netdev_queue"), str(q),
+                        "port %d's socket is on queue %d (state queue.0.netdev_queue)" % (q, q))
             t.check(port.xdp_word() is not None, "an XDP program is attached to %s" % port.name)
 
             tp.cmd("start")

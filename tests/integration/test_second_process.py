@@ -29,7 +29,7 @@ happens only to a program whose owner no longer exists (crash_restart).
 
 import re
 
-from afxdp_test import bpf, dpdk_output, env, hosts, runner, testpmd, topo, traffic
+from afxdp_test import bpf, dpdk_output, env, hosts, runner, state, testpmd, topo, traffic
 
 QUEUES = 2
 FLOWS = 32
@@ -59,7 +59,7 @@ def same_queue(t):
         with testpmd.TestPmd(dut, vdevs, fwd="io", eal_extra=[testpmd.LOG_INFO],
                              label="testpmd[first]") as first:
             env.log("same queue, dispatcher in use: %s"
-                    % dpdk_output.startup(first.startup_output)["dispatcher"])
+                    % state.read(first, 0).get("xdp.dispatcher"))
             first.cmd("start")
             hosts.ping(t, a)
             mine = copies_of(first.proc.pid)
@@ -97,7 +97,7 @@ def other_queue(t):
         vdev = "net_af_xdp0,iface=%s,start_queue=%d,queue_count=1"
         with testpmd.TestPmd(dut, [vdev % (port.name, 0)], fwd="rxonly",
                              eal_extra=[testpmd.LOG_INFO], label="testpmd[first]") as first:
-            dispatcher = dpdk_output.startup(first.startup_output)["dispatcher"]
+            dispatcher = state.read(first, 0).get("xdp.dispatcher") == "yes"
             env.log("other queue, dispatcher in use: %s" % dispatcher)
             first.cmd("start")
             mine = copies_of(first.proc.pid)

@@ -7,19 +7,18 @@
 
 testpmd gives both ports one mbuf pool (checked: `show rxq info`), so the
 second port's socket shares the first one's UMEM registration
-(XDP_SHARED_UMEM): its start-up footprint line says "UMEM shared", the first
-one's "UMEM registered". Raw frames of several sizes cross a->b and b->a
+(XDP_SHARED_UMEM): its state block says queue.0.umem.registered = no, the
+first one's yes, both naming that pool. Raw frames of several sizes cross a->b and b->a
 intact (none missing, duplicated or extra), the port counters agree, and
 testpmd quits with 0, leaving no XDP program behind.
 """
 
 import re
 
-from afxdp_test import env, runner, testpmd, topo, traffic
+from afxdp_test import runner, state, testpmd, topo, traffic
 
 SIZES = traffic.SIZES
 FRAMES_PER_SIZE = 100        # below one ring's worth: see test_rxonly
-FOOTPRINT = r"^(net_af_xdp\d): queue (\d+): socket on .*; UMEM (registered|shared): mempool (\S+),"
 
 
 def raw_frames(t, src, dst, count, label):
@@ -47,13 +46,11 @@ def main(t):
             pools = [mempool_of(tp, p) for p in (0, 1)]
             t.check(pools[0] is not None and pools[0] == pools[1],
                     "both ports receive into one mempool: %s" % pools)
-            lines = [m.groups() for m in re.finditer(FOOTPRINT, tp.startup_output, re.M)]
-            for ln in lines:
-                env.log("footprint: %s queue %s: UMEM %s (mempool %s)" % ln)
-            umem = {dev: how for dev, _, how, _ in lines}
-            t.equal(umem.get("net_af_xdp0"), "registered", "net_af_xdp0's socket: UMEM")
-            t.equal(umem.get("net_af_xdp1"), "shared",
-                    "net_af_xdp1's socket: UMEM (the first port's registration, shared)")
+            umem = [state.queue_keys(state.read(tp, p), 0) for p in (0, 1)]
+            t.equal([u.get("umem.pool") for u in umem], pools, "the UMEM of each port's socket")
+            t.equal(umem[0].get("umem.registered"), "yes", "net_af_xdp0's socket registered it")
+            t.equal(umem[1].get("umem.registered"), "no",
+                    "net_af_xdp1's socket shares it (the first port's registration)")
 
             tp.cmd("start")
             raw_frames(t, h0, h1, count, "a->b raw frames")

@@ -25,7 +25,7 @@
 
 import os
 
-from afxdp_test import bpf, dpdk_output, env, runner, testpmd, topo, traffic
+from afxdp_test import bpf, dpdk_output, env, runner, state, testpmd, topo, traffic
 
 GOOD_OBJ = "xdp_ethertype"
 FRAGS_OBJ = "xdp_ethertype_frags"
@@ -55,6 +55,11 @@ def with_user_program(t, net, dut, port, peer, obj):
         x = port.link().get("xdp", {})
         name = x.get("prog", {}).get("name")
         t.equal(name, GOOD_PROG_NAME, "name of the program attached to %s" % port.name)
+        st = state.read(tp, 0)
+        t.equal((st.get("xdp.origin"), st.get("xdp.prog_path"), st.get("xdp.program")),
+                ("xdp_prog", obj, GOOD_PROG_NAME), "state xdp.origin, xdp.prog_path, xdp.program")
+        t.equal(st.get("xdp.attached_id"), str(bpf.attached_prog_id(port)),
+                "state xdp.attached_id: the program attached to %s" % port.name)
         tp.cmd("start")
         with traffic.Capture(port, src=peer.mac, dst=port.mac, count=UDP_FRAMES, sizes=UDP_SIZES,
                              kind="udp", stream="udp") as cap:

@@ -28,6 +28,7 @@
  *   af_xdp_kernel.c   what the running kernel offers (direct redirect)
  *   af_xdp_kstats.c   the kernel's per-socket counters: names and arithmetic
  *   af_xdp_stats.c    the ethdev statistics and xstats ops
+ *   af_xdp_state.c    the port's state as key = value lines (dump_priv)
  *   af_xdp_mp.c       secondary processes: socket fds for statistics
  *   af_xdp_intr.c     sleeping when idle: Rx interrupts, power-management monitor
  *   af_xdp_cni.c      the AF_XDP device plugin for Kubernetes (use_cni)
@@ -61,6 +62,7 @@
 #include "af_xdp_devargs.h"
 #include "af_xdp_kstats.h"
 #include "af_xdp_ring.h"
+#include "af_xdp_state.h"
 
 /* AF_XDP's address family and socket level, for C library headers without them. */
 #ifndef AF_XDP
@@ -247,6 +249,7 @@ struct af_xdp_port_queue {
 	/* Kernel counters kept across socket re-creation (stop/start) and reset. */
 	struct af_xdp_kernel_stats kstats_base;
 	struct af_xdp_socket *sock;	/* primary only; NULL while stopped */
+	struct af_xdp_state_queue state;	/* what start found of it, for dump_priv */
 };
 
 struct af_xdp_prog_attachment;
@@ -261,6 +264,7 @@ struct af_xdp_port {
 	uint32_t max_queues;		/* the interface's channels */
 	uint16_t port_id;
 	bool started;
+	struct af_xdp_state_record state;	/* what start found, for dump_priv */
 
 	/* Primary-only state. */
 	unsigned int nb_socks;		/* queue indexes with a socket, from 0 */

@@ -38,6 +38,7 @@
 #include "af_xdp_prog.h"
 #include "af_xdp_rx.h"
 #include "af_xdp_socket.h"
+#include "af_xdp_state.h"
 #include "af_xdp_stats.h"
 #include "af_xdp_tx.h"
 #include "af_xdp_umem.h"
@@ -836,6 +837,7 @@ af_xdp_dev_start(struct rte_eth_dev *dev)
 	AF_XDP_PORT_LOG(INFO, port, "receiving with the %s build of the batched receive%s",
 			rx_build, multi_buffer ? ", frames of several descriptors" : "");
 	port->started = true;
+	af_xdp_state_started(dev, rx_build);
 	set_queue_states(dev, RTE_ETH_QUEUE_STATE_STARTED);
 	af_xdp_link_update(dev, 0);
 	af_xdp_link_events_start(dev);
@@ -851,6 +853,7 @@ af_xdp_dev_stop(struct rte_eth_dev *dev)
 		return 0;
 	af_xdp_link_events_stop(dev);
 	port->started = false;
+	af_xdp_state_stopped(dev);
 	unplug(port);
 	af_xdp_intr_disarm_all(dev);
 	close_sockets(dev);
@@ -940,14 +943,15 @@ static const struct eth_dev_ops af_xdp_ops = {
 	.rx_queue_intr_enable = af_xdp_rx_queue_intr_enable,
 	.rx_queue_intr_disable = af_xdp_rx_queue_intr_disable,
 	.get_monitor_addr = af_xdp_get_monitor_addr,
+	.eth_dev_priv_dump = af_xdp_state_dump,
 };
 
 /*
  * A secondary process reads and resets statistics (dpdk-proc-info
  * --stats-reset, --xstats-reset): the same counters in shared memory and
  * kernel-counter bases as the primary's, the kernel's read through the
- * primary's sockets.  It has no sockets to move packets, and leaves the
- * interface alone.
+ * primary's sockets; and it dumps the port's state as the primary does.
+ * It has no sockets to move packets, and leaves the interface alone.
  */
 static const struct eth_dev_ops af_xdp_secondary_ops = {
 	.dev_infos_get = af_xdp_dev_info,
@@ -959,6 +963,7 @@ static const struct eth_dev_ops af_xdp_secondary_ops = {
 	.xstats_get = af_xdp_xstats_get,
 	.xstats_get_names = af_xdp_xstats_get_names,
 	.xstats_reset = af_xdp_stats_reset,
+	.eth_dev_priv_dump = af_xdp_state_dump,
 };
 
 static int

@@ -22,7 +22,6 @@
 #include <rte_eal.h>
 #include <rte_string_fns.h>
 
-#include "af_xdp_kernel.h"
 #include "af_xdp_mp.h"
 #include "af_xdp_prog.h"
 #include "af_xdp_socket.h"
@@ -55,15 +54,13 @@ static const struct xstat_def tx_driver_xstats[] = {
 };
 
 /*
- * Port-wide: whether the built-in program redirects with bpf_redirect_xsk,
- * whether the kernel receives bpf_redirect_map() into an XSKMAP in batches
- * (what makes redirect=auto choose the map), and what the program counted
- * of the frames that did not go straight to a socket (all queues of the
- * interface, as the program is shared), in the order of enum af_xdp_fallback.
+ * Port-wide: what the built-in direct program counted of the frames that
+ * did not go straight to a socket (all queues of the interface, as the
+ * program is shared), in the order of enum af_xdp_fallback.  xstats are
+ * counters only, all cleared by a reset: which redirect the program uses,
+ * and what the kernel offers, are the port's state (af_xdp_state.c).
  */
-static const char * const redirect_xstats[] = {
-	"rx_xdp_redirect_direct",
-	"rx_xdp_kernel_batched_map",
+static const char * const fallback_xstats[] = {
 	"rx_xdp_direct_fallback_via_map",
 	"rx_xdp_direct_fallback_passed",
 };
@@ -238,7 +235,7 @@ nb_xstats(const struct rte_eth_dev *dev)
 {
 	return dev->data->nb_rx_queues * (RTE_DIM(rx_driver_xstats) + nb_kernel_xstats(true)) +
 	       dev->data->nb_tx_queues * (RTE_DIM(tx_driver_xstats) + nb_kernel_xstats(false)) +
-	       RTE_DIM(redirect_xstats);
+	       RTE_DIM(fallback_xstats);
 }
 
 /* Names of one queue's entries: <dir>_q<queue>_<name>, the driver's then the kernel's. */
@@ -293,8 +290,8 @@ af_xdp_xstats_get_names(struct rte_eth_dev *dev, struct rte_eth_xstat_name *name
 	for (q = 0; q < dev->data->nb_tx_queues; q++)
 		k += name_queue_xstats(names + k, false, q, tx_driver_xstats,
 				       RTE_DIM(tx_driver_xstats));
-	for (j = 0; j < RTE_DIM(redirect_xstats); j++)
-		strlcpy(names[k++].name, redirect_xstats[j], RTE_ETH_XSTATS_NAME_SIZE);
+	for (j = 0; j < RTE_DIM(fallback_xstats); j++)
+		strlcpy(names[k++].name, fallback_xstats[j], RTE_ETH_XSTATS_NAME_SIZE);
 	return (int)n;
 }
 
@@ -328,11 +325,7 @@ af_xdp_xstats_get(struct rte_eth_dev *dev, struct rte_eth_xstat *xstats, unsigne
 	}
 	af_xdp_prog_read_fallbacks(fds.fallbacks, fallbacks);
 	put_socket_fds(&fds);
-	/* In redirect_xstats' order: the mode, the kernel, then the fallbacks by key. */
-	xstats[k] = (struct rte_eth_xstat) { k, port->redirect == AF_XDP_REDIRECT_DIRECT };
-	k++;
-	xstats[k] = (struct rte_eth_xstat) { k, af_xdp_kernel_probe()->batched_map };
-	k++;
+	/* In fallback_xstats' order: the fallbacks by key. */
 	for (j = 0; j < AF_XDP_FALLBACK_MAX; j++, k++)
 		xstats[k] = (struct rte_eth_xstat) { k, fallbacks[j] };
 	return (int)n;
