@@ -46,7 +46,7 @@ env_init(struct tx_env *e, uint32_t ring_size)
 	CHECK(af_xdp_umem_layout(e->umem_pool, &e->layout, err, sizeof(err)) == 0, "%s", err);
 	sim_ring_init(&e->tx, ring_size, sizeof(struct xdp_desc), true);
 	sim_ring_init(&e->comp, ring_size, sizeof(uint64_t), false);
-	af_xdp_txq_bind(&e->txq, &e->tx.view, &e->comp.view, &e->layout, e->umem_pool, -1);
+	af_xdp_txq_bind(&e->txq, &e->tx.view, &e->comp.view, &e->layout, 0, e->umem_pool, -1);
 }
 
 static void
