@@ -164,6 +164,11 @@ def run(t, net, hs, sw, dut_tx_off):
                 "%s: the hosts' checksum errors on receive unchanged" % label)
         by_kernel = not sw and not zero_copy
         for port in (0, 1):
+            out = tp.cmd("show txq info %d 0" % port)
+            burst = [ln for ln in out.splitlines() if "Burst mode" in ln]
+            t.check("completed by the kernel" in out if by_kernel else "computed by the driver" in out,
+                    "%s: port %d: the Tx burst mode names who completes the checksums: %s"
+                    % (label, port, burst[0].strip() if burst else "no burst mode"), out)
             kernel, soft = tx_csum_counters(tp, port)
             env.log("%s: port %d tx_q0_csum_kernel %s, tx_q0_csum_sw %s" % (label, port, kernel, soft))
             # Port 1 sends the TCP data (~7000 frames per 10 MB), port 0 the ACKs.

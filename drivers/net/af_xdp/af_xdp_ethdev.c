@@ -519,6 +519,19 @@ af_xdp_txq_info(struct rte_eth_dev *dev, uint16_t qid, struct rte_eth_txq_info *
 	qinfo->conf.offloads = dev->data->dev_conf.txmode.offloads;
 }
 
+/* Who completes the Tx checksums of queue qid, as the burst mode tells it. */
+static const char *
+tx_csum_info(const struct rte_eth_dev *dev, uint16_t qid)
+{
+	const struct af_xdp_tx_queue *txq =
+		qid < dev->data->nb_tx_queues ? dev->data->tx_queues[qid] : NULL;
+
+	if (txq == NULL || dev->tx_pkt_burst != af_xdp_tx_burst_csum)
+		return "";
+	return txq->csum_by_kernel ? ", TCP/UDP checksums completed by the kernel (Tx metadata)" :
+				     ", checksums computed by the driver";
+}
+
 static int
 af_xdp_burst_mode(struct rte_eth_dev *dev, uint16_t qid, struct rte_eth_burst_mode *mode,
 		  bool rx)
@@ -539,7 +552,8 @@ af_xdp_burst_mode(struct rte_eth_dev *dev, uint16_t qid, struct rte_eth_burst_mo
 			 AF_XDP_RX_BATCH, how, steer);
 	else
 		snprintf(mode->info, sizeof(mode->info),
-			 "AF_XDP batched Tx, mbufs of the UMEM sent in place, %s mode", how);
+			 "AF_XDP batched Tx, mbufs of the UMEM sent in place, %s mode%s", how,
+			 tx_csum_info(dev, qid));
 	return 0;
 }
 
