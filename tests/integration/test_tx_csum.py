@@ -23,7 +23,10 @@ Three runs, each a fresh testpmd:
 
 Each run: a 20 MB TCP transfer over IPv4 and 10 MB over IPv6 arrive with
 their sha256; 120 UDP datagrams of several sizes each way, over IPv4 and
-IPv6, all arrive intact; the hosts' TCP/UDP InCsumErrors do not move; the
+IPv6, all arrive intact, and tcpdump on h1 finds the first 20 of a->b IPv4
+with their checksums still partial where the kernel left them so (first
+run, copy mode), complete otherwise; the hosts' TCP/UDP InCsumErrors do not
+move; the Tx burst mode names who completes the checksums; the
 ports' xstats count the frames whose L4 checksum the kernel completed
 (tx_q0_csum_kernel) and those the driver computed (tx_q0_csum_sw) as the
 run's mode says (the kernel's only in copy mode with tx_csum=auto).
@@ -32,6 +35,7 @@ run's mode says (the kernel's only in copy mode with tx_csum=auto).
 import hashlib
 import os
 import random
+import shutil
 import subprocess
 
 from afxdp_test import dpdk_output, env, hosts, runner, testpmd, topo
@@ -84,6 +88,39 @@ def csum_errors(ns):
         if len(f) >= 2 and f[0] in names:
             got[f[0]] = int(f[1])
     return got
+
+
+class UdpSums:
+    """tcpdump on iface: its verdict on the UDP checksum of the first CAPTURED
+    datagrams to UDP_PORT, as they arrive ("ok", "bad"); None without tcpdump."""
+
+    CAPTURED = 20
+
+    def __init__(self, iface):
+        self.iface, self.proc, self.verdicts = iface, None, None
+
+    def __enter__(self):
+        if shutil.which("tcpdump"):
+            self.proc = env.popen(["tcpdump", "-i", self.iface.name, "-nn", "-vv", "-l",
+                                   "-c", str(self.CAPTURED), "udp dst port %d" % UDP_PORT],
+                                  ns=self.iface.ns.name, stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True)
+            self.proc.stderr.readline()        # "listening on ...": capturing
+        return self
+
+    def __exit__(self, *exc):
+        if self.proc is None:
+            return False
+        try:
+            out, _ = self.proc.communicate(timeout=10)
+        except subprocess.TimeoutExpired:
+            out = ""
+        finally:
+            env.end_process(self.proc)
+        # -vv: a line for the IP header, then the UDP one with the verdict
+        self.verdicts = ["ok" if "udp sum ok" in ln else "bad"
+                         for ln in out.splitlines() if "udp sum ok" in ln or "bad udp cksum" in ln]
+        return False
 
 
 def udp_exchange(t, src_ns, dst_ns, addr, label):
@@ -155,7 +192,8 @@ def run(t, net, hs, sw, dut_tx_off):
         hosts.ping(t, a)
         hosts.tcp_transfer(t, a, b)
         hosts.tcp_transfer(t, a, b, mb=TCP_MB_V6, addr=ADDR6_B)
-        udp_exchange(t, a, b, hosts.ADDR_B, "%s a->b IPv4" % label)
+        with UdpSums(h1) as sums:
+            udp_exchange(t, a, b, hosts.ADDR_B, "%s a->b IPv4" % label)
         udp_exchange(t, b, a, hosts.ADDR_A, "%s b->a IPv4" % label)
         udp_exchange(t, a, b, ADDR6_B, "%s a->b IPv6" % label)
         udp_exchange(t, b, a, ADDR6_A, "%s b->a IPv6" % label)
@@ -163,6 +201,16 @@ def run(t, net, hs, sw, dut_tx_off):
         t.equal([csum_errors(ns) for ns in (a, b)], errors_before,
                 "%s: the hosts' checksum errors on receive unchanged" % label)
         by_kernel = not sw and not zero_copy
+        # What h1 receives: left partial by the kernel to the DUT's veth (its
+        # tx on), so the bytes hold only the pseudo-header's sum, or complete.
+        partial = by_kernel and not dut_tx_off
+        if sums.verdicts is None:
+            env.log("note: no tcpdump: the UDP checksums as h1 receives them not looked at")
+        else:
+            t.equal(sums.verdicts, ["bad" if partial else "ok"] * UdpSums.CAPTURED,
+                    "%s: tcpdump on h1: the UDP checksums %s" % (
+                        label, "still partial (bytes hold the pseudo-header's sum)" if partial
+                        else "complete"))
         for port in (0, 1):
             out = tp.cmd("show txq info %d 0" % port)
             burst = [ln for ln in out.splitlines() if "Burst mode" in ln]
