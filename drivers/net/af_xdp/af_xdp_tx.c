@@ -118,9 +118,10 @@ put_desc(struct af_xdp_tx_queue *txq, uint32_t at, const struct rte_mbuf *seg, u
 }
 
 /*
- * The descriptor options of a frame whose first mbuf is first: with meta,
- * the metadata written just before its data (the headroom has room: see
- * af_xdp_tx_csum_apply(); a copy's has RTE_PKTMBUF_HEADROOM).
+ * The options of a frame's first descriptor, which points at mbuf first:
+ * with meta, XDP_TX_METADATA, and the metadata written just before first's
+ * data (af_xdp_tx_csum_apply() saw to the headroom; a copy's has
+ * RTE_PKTMBUF_HEADROOM).
  */
 static __rte_always_inline uint32_t
 first_options(struct rte_mbuf *first, const struct af_xdp_tx_meta *meta)
@@ -277,8 +278,8 @@ tx_wakeup(struct af_xdp_tx_queue *txq)
 /*
  * Honour m's checksum request: *done says whether the driver computed all
  * it asks for or left the L4 checksum to the kernel (meta filled); it is
- * counted once the frame is queued.  Returns false when the request cannot be honoured: m is
- * then freed and counted as dropped.
+ * counted once the frame is queued.  Returns false when the request cannot
+ * be honoured: m is then freed and counted as dropped.
  */
 static __rte_always_inline bool
 tx_csum(struct af_xdp_tx_queue *txq, struct rte_mbuf *m, struct af_xdp_tx_meta *meta,
