@@ -38,7 +38,7 @@ import random
 import shutil
 import subprocess
 
-from afxdp_test import dpdk_output, env, hosts, runner, testpmd, topo
+from afxdp_test import env, hosts, runner, testpmd, topo
 
 ADDR6_A, ADDR6_B = "fd99::1", "fd99::2"
 UDP_PORT = 5002
@@ -49,16 +49,17 @@ PROTOS = ("ip", "tcp", "udp")
 
 UDP_RECEIVER = r"""
 import hashlib, socket, sys
-addr, port, count = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+addr, port, count, gap = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])
 s = socket.socket(socket.AF_INET6 if ":" in addr else socket.AF_INET, socket.SOCK_DGRAM)
 s.bind((addr, port))
-s.settimeout(5)
+s.settimeout(6 * gap)      # the sender's start
 print("ready", flush=True)
 h, n = hashlib.sha256(), 0
 try:
     while n < count:
         h.update(s.recv(65535))
         n += 1
+        s.settimeout(gap)
 except socket.timeout:
     pass
 print(n, h.hexdigest(), flush=True)
@@ -134,7 +135,8 @@ def udp_exchange(t, src_ns, dst_ns, addr, label):
         for p in payloads:
             f.write(len(p).to_bytes(2, "big") + p)
     try:
-        rx = env.popen(["python3", "-c", UDP_RECEIVER, addr, str(UDP_PORT), str(len(payloads))],
+        rx = env.popen(["python3", "-c", UDP_RECEIVER, addr, str(UDP_PORT), str(len(payloads)),
+                        str(env.scaled(5))],
                        ns=dst_ns.name, stdout=subprocess.PIPE, text=True)
         try:
             t.require(rx.stdout.readline().strip() == "ready", "%s: UDP receiver ready" % label)
@@ -183,9 +185,6 @@ def run(t, net, hs, sw, dut_tx_off):
         # The csum engine writes the peer's MAC as destination, as the mac engine does.
         tp.cmd("set eth-peer 0 %s" % h0.mac)
         tp.cmd("set eth-peer 1 %s" % h1.mac)
-        zero_copy = any(mode == "zero-copy"
-                        for socks in dpdk_output.socket_modes(tp.transcript).values()
-                        for mode, _ in socks)
         errors_before = [csum_errors(ns) for ns in (a, b)]
         tp.cmd("start")
 
@@ -200,6 +199,8 @@ def run(t, net, hs, sw, dut_tx_off):
 
         t.equal([csum_errors(ns) for ns in (a, b)], errors_before,
                 "%s: the hosts' checksum errors on receive unchanged" % label)
+        txq_info = {port: tp.cmd("show txq info %d 0" % port) for port in (0, 1)}
+        zero_copy = "zero-copy mode" in txq_info[0]
         by_kernel = not sw and not zero_copy
         # What h1 receives: left partial by the kernel to the DUT's veth (its
         # tx on), so the bytes hold only the pseudo-header's sum, or complete.
@@ -212,7 +213,7 @@ def run(t, net, hs, sw, dut_tx_off):
                         label, "still partial (bytes hold the pseudo-header's sum)" if partial
                         else "complete"))
         for port in (0, 1):
-            out = tp.cmd("show txq info %d 0" % port)
+            out = txq_info[port]
             burst = [ln for ln in out.splitlines() if "Burst mode" in ln]
             t.check("completed by the kernel" in out if by_kernel else "computed by the driver" in out,
                     "%s: port %d: the Tx burst mode names who completes the checksums: %s"
