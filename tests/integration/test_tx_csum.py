@@ -5,12 +5,12 @@
     netns a: h0 10.99.0.1, fd99::1 == veth == p0 (net_af_xdp0)  netns dut: testpmd csum
     netns b: h1 10.99.0.2, fd99::2 == veth == p1 (net_af_xdp1)
 
-h0 and h1 keep their tx checksumming on (segmentation off): every TCP and
-UDP frame they send carries only the pseudo-header's sum, so nothing crosses
-unless the forwarder completes it.  testpmd sets `csum set ip|tcp|udp hw`
+h0 and h1 keep their tx checksumming on (segmentation off; but in the last
+run): every TCP and UDP frame they send carries only the pseudo-header's
+sum, so nothing crosses unless the forwarder completes it.  testpmd sets `csum set ip|tcp|udp hw`
 on both ports (`csum show` must say hw: the ports offer the offloads) and
 calls rte_eth_tx_prepare(), which seeds the pseudo-header's sum again.
-Three runs, each a fresh testpmd:
+Four runs, each a fresh testpmd:
 
   kernel          tx_csum=auto; the DUT's veths keep tx checksumming: the
                   kernel hands the frames on CHECKSUM_PARTIAL, the receiving
@@ -20,6 +20,10 @@ Three runs, each a fresh testpmd:
                   computes each checksum at the offsets the driver gave, and
                   the receiving host verifies it
   sw              tx_csum=sw: the driver computes; the receiving host verifies
+  kernel, dut tx off, hosts tx off  the second run with the hosts' tx
+                  checksumming off: the frames come in with complete
+                  checksums, so only the pseudo-header's sum that
+                  rte_eth_tx_prepare() seeds makes the kernel's sum right
 
 Each run: a 20 MB TCP transfer over IPv4 and 10 MB over IPv6 arrive with
 their sha256; 120 UDP datagrams of several sizes each way, over IPv4 and
@@ -172,10 +176,13 @@ def tx_csum_counters(tp, port):
     return xs.get("tx_q0_csum_kernel"), xs.get("tx_q0_csum_sw")
 
 
-def run(t, net, hs, sw, dut_tx_off):
+def run(t, net, hs, sw, dut_tx_off, hosts_tx=True):
     dut, a, b, p0, h0, p1, h1 = hs
-    label = "tx_csum=%s%s" % ("sw" if sw else "auto", ", dut tx off" if dut_tx_off else "")
+    label = "tx_csum=%s%s%s" % ("sw" if sw else "auto", ", dut tx off" if dut_tx_off else "",
+                                "" if hosts_tx else ", hosts tx off")
     env.log("--- %s" % label)
+    for h in (h0, h1):
+        env.run(["ethtool", "-K", h.name, "tx", "on" if hosts_tx else "off"], ns=h.ns.name)
     for p in (p0, p1):
         env.run(["ethtool", "-K", p.name, "tx", "off" if dut_tx_off else "on"], ns=dut.name)
     extra = ",tx_csum=sw" if sw else ""
@@ -247,6 +254,9 @@ def main(t):
         run(t, net, hs, sw=False, dut_tx_off=False)
         run(t, net, hs, sw=False, dut_tx_off=True)
         run(t, net, hs, sw=True, dut_tx_off=False)
+        # Complete checksums in: only rte_eth_tx_prepare()'s seed makes the
+        # kernel's sum right (the hosts' seed would do it in the runs above).
+        run(t, net, hs, sw=False, dut_tx_off=True, hosts_tx=False)
 
 
 if __name__ == "__main__":
