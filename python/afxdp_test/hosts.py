@@ -7,7 +7,8 @@ under test, and what crosses them: a TCP transfer checked by sha256.
     netns b: h1 10.99.0.2/24 == veth == p1 /
 
 Offloads are off on h0 and h1: through an AF_XDP forwarder nothing would
-complete their checksums or segmentation.
+complete their checksums or segmentation (tx_csum=True keeps their checksum
+offload on: for a forwarder that completes checksums, test_tx_csum).
 """
 
 import hashlib
@@ -24,12 +25,15 @@ TCP_TIMEOUT = 180            # only against a hang
 PINGS = 5
 
 
-def two_hosts(net, gro=False):
+def two_hosts(net, gro=False, tx_csum=False):
     """The namespaces and interfaces above: (dut, a, b, p0, h0, p1, h1).
 
     gro=True turns GRO back on at h0 and h1: a veth only accepts frames
     that its peer redirects from XDP (ndo_xdp_xmit) when it has NAPI, that is
-    an XDP program or GRO, so a kernel XDP forwarder needs it."""
+    an XDP program or GRO, so a kernel XDP forwarder needs it.
+    tx_csum=True turns their tx checksumming back on (segmentation stays
+    off): the frames they send carry only the pseudo-header's sum in their
+    TCP and UDP checksums, for the forwarder to complete."""
     dut, a, b = net.netns("dut"), net.netns("a"), net.netns("b")
     p0, h0 = net.veth(dut, "p0", a, "h0")
     p1, h1 = net.veth(dut, "p1", b, "h1")
@@ -37,6 +41,8 @@ def two_hosts(net, gro=False):
     h1.add_addr("%s/%d" % (ADDR_B, PREFIX))
     for h in (h0, h1):
         h.offloads_off()
+        if tx_csum:
+            env.run(["ethtool", "-K", h.name, "tx", "on"], ns=h.ns.name)
         if gro:
             h.set_gro(True)
     return dut, a, b, p0, h0, p1, h1
@@ -65,7 +71,10 @@ def wait_listening(ns, port, timeout=15):
     return False
 
 
-def tcp_transfer(t, a, b, mb=FILE_MB):
+def tcp_transfer(t, a, b, mb=FILE_MB, addr=ADDR_B):
+    """mb MB of random bytes from host a to host b's address addr (IPv4 or
+    IPv6) with nc; the sha256 of what arrives checked."""
+    family = "-6" if ":" in addr else "-4"
     src = os.path.join(env.run_dir(), "tcp-src.bin")
     dst = os.path.join(env.run_dir(), "tcp-dst.bin")
     try:
@@ -74,12 +83,12 @@ def tcp_transfer(t, a, b, mb=FILE_MB):
         with open(src, "rb") as f:
             want = hashlib.sha256(f.read()).hexdigest()
         with open(dst, "wb") as out:
-            server = env.popen(["nc", "-4", "-n", "-d", "-l", ADDR_B, str(TCP_PORT)],
+            server = env.popen(["nc", family, "-n", "-d", "-l", addr, str(TCP_PORT)],
                                ns=b.name, stdout=out)
         try:
-            t.require(wait_listening(b, TCP_PORT), "nc listening on %s:%d" % (ADDR_B, TCP_PORT))
+            t.require(wait_listening(b, TCP_PORT), "nc listening on %s:%d" % (addr, TCP_PORT))
             with open(src, "rb") as inp:
-                client = env.popen(["nc", "-4", "-n", "-N", "-w", "30", ADDR_B, str(TCP_PORT)],
+                client = env.popen(["nc", family, "-n", "-N", "-w", "30", addr, str(TCP_PORT)],
                                    ns=a.name, stdin=inp)
             try:
                 crc = client.wait(env.scaled(TCP_TIMEOUT))

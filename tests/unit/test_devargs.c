@@ -62,6 +62,7 @@ test_defaults(void)
 	CHECK_EQ(da.mode, AF_XDP_ATTACH_AUTO);
 	CHECK_EQ(da.redirect, AF_XDP_REDIRECT_AUTO);
 	CHECK_EQ(da.redirect_given, 0);
+	CHECK_EQ(da.tx_csum, AF_XDP_TX_CSUM_AUTO);
 }
 
 static void
@@ -103,6 +104,10 @@ test_every_key(void)
 	expect_ok("iface=a,redirect=auto");
 	CHECK_EQ(da.redirect, AF_XDP_REDIRECT_AUTO);
 	CHECK_EQ(da.redirect_given, 1);
+	expect_ok("iface=a,tx_csum=sw");
+	CHECK_EQ(da.tx_csum, AF_XDP_TX_CSUM_SW);
+	expect_ok("iface=a,tx_csum=auto");
+	CHECK_EQ(da.tx_csum, AF_XDP_TX_CSUM_AUTO);
 }
 
 static void
@@ -167,6 +172,8 @@ test_booleans_and_mode(void)
 	expect_error("iface=a,mode=", "mode", NULL);
 	expect_error("iface=a,redirect=xsk", "redirect", "xsk");
 	expect_error("iface=a,redirect=", "redirect", NULL);
+	expect_error("iface=a,tx_csum=hw", "tx_csum", "hw");
+	expect_error("iface=a,tx_csum=", "tx_csum", NULL);
 }
 
 /* expect_error() with the path of a readable regular file written into args_fmt. */

@@ -8,15 +8,26 @@
  * long frames (longer than a chunk, or than a copy holds) are dropped and
  * counted; a full ring sends part of the burst;
  * completions free the mbufs; wakeups only when the kernel asks.
+ * Checksum offloads: which requests are refused, what tx_pkt_prepare
+ * seeds, the checksums the driver computes, and the Tx metadata put in
+ * front of a frame whose L4 checksum is left to the kernel.
  */
 
+#include <errno.h>
 #include <string.h>
 
 #include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_ether.h>
+#include <rte_ip.h>
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
+#include <rte_tcp.h>
+#include <rte_udp.h>
 
 #include "af_xdp.h"
+#include "af_xdp_csum.h"
+#include "af_xdp_tx.h"
 #include "ring_sim.h"
 #include "unit_test.h"
 
@@ -46,7 +57,7 @@ env_init(struct tx_env *e, uint32_t ring_size)
 	CHECK(af_xdp_umem_layout(e->umem_pool, &e->layout, err, sizeof(err)) == 0, "%s", err);
 	sim_ring_init(&e->tx, ring_size, sizeof(struct xdp_desc), true);
 	sim_ring_init(&e->comp, ring_size, sizeof(uint64_t), false);
-	af_xdp_txq_bind(&e->txq, &e->tx.view, &e->comp.view, &e->layout, e->umem_pool, -1);
+	af_xdp_txq_bind(&e->txq, &e->tx.view, &e->comp.view, &e->layout, 0, e->umem_pool, -1);
 }
 
 static void
@@ -410,6 +421,251 @@ test_ring_full_and_wakeup(void)
 	env_free(&e);
 }
 
+/*
+ * Ethernet + IPv4 (or IPv6) + TCP (or UDP) + payload bytes in an mbuf of mp,
+ * with the offload request flags and lengths set; the L4 checksum field
+ * holds garbage.
+ */
+static struct rte_mbuf *
+l4_frame(struct rte_mempool *mp, bool ipv6, bool tcp, uint16_t payload, uint64_t ol_flags)
+{
+	uint16_t l3 = ipv6 ? sizeof(struct rte_ipv6_hdr) : sizeof(struct rte_ipv4_hdr);
+	uint16_t l4 = tcp ? sizeof(struct rte_tcp_hdr) : sizeof(struct rte_udp_hdr);
+	struct rte_mbuf *m = frame(mp, RTE_ETHER_HDR_LEN + l3 + l4 + payload, 7);
+	uint8_t *p = rte_pktmbuf_mtod(m, uint8_t *);
+	uint8_t *l4h = p + RTE_ETHER_HDR_LEN + l3;
+
+	if (ipv6) {
+		struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)(p + RTE_ETHER_HDR_LEN);
+
+		ip->vtc_flow = rte_cpu_to_be_32(6u << 28);
+		ip->payload_len = rte_cpu_to_be_16(l4 + payload);
+		ip->proto = tcp ? IPPROTO_TCP : IPPROTO_UDP;
+		ip->hop_limits = 64;
+	} else {
+		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(p + RTE_ETHER_HDR_LEN);
+
+		ip->version_ihl = RTE_IPV4_VHL_DEF;
+		ip->type_of_service = 0;
+		ip->total_length = rte_cpu_to_be_16(l3 + l4 + payload);
+		ip->fragment_offset = 0;
+		ip->time_to_live = 64;
+		ip->next_proto_id = tcp ? IPPROTO_TCP : IPPROTO_UDP;
+		ip->hdr_checksum = 0x1234;
+	}
+	if (tcp)
+		((struct rte_tcp_hdr *)l4h)->data_off = 5 << 4;
+	else
+		((struct rte_udp_hdr *)l4h)->dgram_len = rte_cpu_to_be_16(l4 + payload);
+	m->l2_len = RTE_ETHER_HDR_LEN;
+	m->l3_len = l3;
+	m->ol_flags = ol_flags | (ipv6 ? RTE_MBUF_F_TX_IPV6 : RTE_MBUF_F_TX_IPV4);
+	return m;
+}
+
+static const uint8_t *
+l3_of(const struct rte_mbuf *m)
+{
+	return rte_pktmbuf_mtod_offset(m, const uint8_t *, m->l2_len);
+}
+
+/* Whether the frame's L4 (and IPv4 header) checksums verify. */
+static bool
+l4_verifies(const struct rte_mbuf *m)
+{
+	const void *l4 = l3_of(m) + m->l3_len;
+
+	if (m->ol_flags & RTE_MBUF_F_TX_IPV6)
+		return rte_ipv6_udptcp_cksum_verify((const struct rte_ipv6_hdr *)l3_of(m), l4) == 0;
+	return rte_ipv4_udptcp_cksum_verify((const struct rte_ipv4_hdr *)l3_of(m), l4) == 0;
+}
+
+static void
+test_csum_who(void)
+{
+	const char *why = NULL;
+
+	CHECK(af_xdp_tx_csum_by_kernel(AF_XDP_TX_CSUM_AUTO, AF_XDP_TX_META_LEN, false, &why),
+	      "copy mode with Tx metadata: the kernel");
+	CHECK(!af_xdp_tx_csum_by_kernel(AF_XDP_TX_CSUM_SW, AF_XDP_TX_META_LEN, false, &why) &&
+	      strstr(why, "tx_csum=sw") != NULL, "tx_csum=sw: the driver");
+	CHECK(!af_xdp_tx_csum_by_kernel(AF_XDP_TX_CSUM_AUTO, 0, false, &why) &&
+	      strstr(why, "6.11") != NULL, "no Tx metadata: the driver");
+	CHECK(!af_xdp_tx_csum_by_kernel(AF_XDP_TX_CSUM_AUTO, AF_XDP_TX_META_LEN, true, &why) &&
+	      strstr(why, "zero-copy") != NULL, "zero-copy: the driver");
+	CHECK_EQ(AF_XDP_TX_META_LEN, 16);
+}
+
+static void
+test_csum_check(void)
+{
+	struct tx_env e;
+	struct rte_mbuf *m;
+
+	env_init(&e, 256);
+	m = l4_frame(e.umem_pool, false, true, 100, RTE_MBUF_F_TX_TCP_CKSUM | RTE_MBUF_F_TX_IP_CKSUM);
+	CHECK_EQ(af_xdp_tx_csum_check(m), 0);
+	/* Nothing asked: nothing checked. */
+	m->ol_flags = 0;
+	m->l3_len = 0;
+	CHECK_EQ(af_xdp_tx_csum_check(m), 0);
+	/* Offloads the port does not offer. */
+	m->l3_len = sizeof(struct rte_ipv4_hdr);
+	m->ol_flags = RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_SCTP_CKSUM;
+	CHECK_EQ(af_xdp_tx_csum_check(m), -ENOTSUP);
+	m->ol_flags = RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_TCP_CKSUM | RTE_MBUF_F_TX_TCP_SEG;
+	CHECK_EQ(af_xdp_tx_csum_check(m), -ENOTSUP);
+	/* Contradictions. */
+	m->ol_flags = RTE_MBUF_F_TX_TCP_CKSUM;
+	CHECK_EQ(af_xdp_tx_csum_check(m), -EINVAL);
+	m->ol_flags = RTE_MBUF_F_TX_IPV6 | RTE_MBUF_F_TX_IP_CKSUM;
+	CHECK_EQ(af_xdp_tx_csum_check(m), -EINVAL);
+	/* l3_len not the IPv4 header's length; headers past the first segment. */
+	m->ol_flags = RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_TCP_CKSUM;
+	m->l3_len = 24;
+	CHECK_EQ(af_xdp_tx_csum_check(m), -EINVAL);
+	m->l3_len = sizeof(struct rte_ipv4_hdr);
+	m->l2_len = 127;
+	CHECK_EQ(af_xdp_tx_csum_check(m), -EINVAL);
+	m->l2_len = RTE_ETHER_HDR_LEN;
+	/* An IP length beyond the frame. */
+	rte_pktmbuf_trim(m, 1);
+	CHECK_EQ(af_xdp_tx_csum_check(m), -EINVAL);
+	rte_pktmbuf_free(m);
+	/* The TCP header cut short by the first segment's end. */
+	m = l4_frame(e.umem_pool, false, true, 0, RTE_MBUF_F_TX_TCP_CKSUM);
+	m->data_len -= 4;
+	CHECK_EQ(af_xdp_tx_csum_check(m), -EINVAL);
+	m->data_len += 4;
+	rte_pktmbuf_free(m);
+	m = l4_frame(e.umem_pool, true, false, 10, RTE_MBUF_F_TX_UDP_CKSUM);
+	CHECK_EQ(af_xdp_tx_csum_check(m), 0);
+	/* IPv6 extension headers: the pseudo-header would need the routing header's address. */
+	m->l3_len += 8;
+	CHECK_EQ(af_xdp_tx_csum_check(m), -ENOTSUP);
+	rte_pktmbuf_free(m);
+	env_free(&e);
+}
+
+static void
+test_csum_prepare(void)
+{
+	struct rte_mbuf *bufs[3];
+	struct tx_env e;
+	const struct rte_tcp_hdr *tcp;
+	const struct rte_udp_hdr *udp;
+
+	env_init(&e, 256);
+	bufs[0] = l4_frame(e.umem_pool, false, true, 100,
+			   RTE_MBUF_F_TX_TCP_CKSUM | RTE_MBUF_F_TX_IP_CKSUM);
+	bufs[1] = l4_frame(e.umem_pool, true, false, 100, RTE_MBUF_F_TX_UDP_CKSUM);
+	bufs[2] = l4_frame(e.umem_pool, false, true, 100, RTE_MBUF_F_TX_SCTP_CKSUM);
+	rte_errno = 0;
+	CHECK_EQ(af_xdp_tx_prepare(NULL, bufs, 3), 2);
+	CHECK_EQ(rte_errno, ENOTSUP);
+	/* The pseudo-header's sum, not complemented: what CHECKSUM_PARTIAL wants. */
+	tcp = (const struct rte_tcp_hdr *)(l3_of(bufs[0]) + bufs[0]->l3_len);
+	CHECK_EQ(tcp->cksum, rte_ipv4_phdr_cksum((const struct rte_ipv4_hdr *)l3_of(bufs[0]), 0));
+	CHECK_EQ(((const struct rte_ipv4_hdr *)l3_of(bufs[0]))->hdr_checksum, 0);
+	udp = (const struct rte_udp_hdr *)(l3_of(bufs[1]) + bufs[1]->l3_len);
+	CHECK_EQ(udp->dgram_cksum,
+		 rte_ipv6_phdr_cksum((const struct rte_ipv6_hdr *)l3_of(bufs[1]), 0));
+	rte_pktmbuf_free_bulk(bufs, 3);
+	env_free(&e);
+}
+
+static void
+test_csum_apply(void)
+{
+	struct af_xdp_tx_meta meta;
+	struct rte_mbuf *m;
+	struct tx_env e;
+
+	env_init(&e, 256);
+	/* Left to the kernel: where the field is, from the frame's start. */
+	m = l4_frame(e.umem_pool, false, true, 100, RTE_MBUF_F_TX_TCP_CKSUM | RTE_MBUF_F_TX_IP_CKSUM);
+	memset(&meta, 0, sizeof(meta));
+	CHECK_EQ(af_xdp_tx_csum_apply(m, true, &meta), AF_XDP_CSUM_BY_KERNEL);
+	CHECK_EQ(meta.flags, XDP_TXMD_FLAGS_CHECKSUM);
+	CHECK_EQ(meta.request.csum_start, RTE_ETHER_HDR_LEN + sizeof(struct rte_ipv4_hdr));
+	CHECK_EQ(meta.request.csum_offset, 16);
+	/* The IPv4 header's checksum is the driver's. */
+	CHECK(rte_raw_cksum(l3_of(m), sizeof(struct rte_ipv4_hdr)) == 0xffff, "IPv4 header checksum");
+	/* Computed by the driver when asked, whatever the field held. */
+	CHECK_EQ(af_xdp_tx_csum_apply(m, false, &meta), AF_XDP_CSUM_BY_DRIVER);
+	CHECK(l4_verifies(m), "TCP/IPv4 checksum computed");
+	rte_pktmbuf_free(m);
+	/* No room for the metadata in front of the frame: the driver's. */
+	m = l4_frame(e.umem_pool, false, false, 33, RTE_MBUF_F_TX_UDP_CKSUM);
+	memmove(rte_pktmbuf_mtod(m, uint8_t *) - (m->data_off - 8), rte_pktmbuf_mtod(m, uint8_t *),
+		m->data_len);
+	m->data_off = 8;
+	CHECK_EQ(af_xdp_tx_csum_apply(m, true, &meta), AF_XDP_CSUM_BY_DRIVER);
+	CHECK(l4_verifies(m), "UDP/IPv4 checksum computed, no headroom for metadata");
+	rte_pktmbuf_free(m);
+	/* Padding after the IP packet, which the kernel would sum: the driver's. */
+	m = l4_frame(e.umem_pool, true, false, 2, RTE_MBUF_F_TX_UDP_CKSUM);
+	memset(rte_pktmbuf_append(m, 6), 0xee, 6);
+	CHECK_EQ(af_xdp_tx_csum_apply(m, true, &meta), AF_XDP_CSUM_BY_DRIVER);
+	CHECK(l4_verifies(m), "UDP/IPv6 checksum computed, padded frame");
+	rte_pktmbuf_trim(m, 6);
+	CHECK_EQ(af_xdp_tx_csum_apply(m, true, &meta), AF_XDP_CSUM_BY_KERNEL);
+	CHECK_EQ(meta.request.csum_start, RTE_ETHER_HDR_LEN + sizeof(struct rte_ipv6_hdr));
+	CHECK_EQ(meta.request.csum_offset, 6);
+	/* A request the check refuses. */
+	m->ol_flags |= RTE_MBUF_F_TX_IP_CKSUM;
+	CHECK_EQ(af_xdp_tx_csum_apply(m, true, &meta), AF_XDP_CSUM_INVALID);
+	rte_pktmbuf_free(m);
+	env_free(&e);
+}
+
+/* The checksum build of the burst: metadata in front of the frame, the option, the counters. */
+static void
+test_csum_burst(void)
+{
+	struct rte_mbuf *bufs[4];
+	struct xdp_desc sent[4];
+	struct af_xdp_tx_meta meta;
+	struct tx_env e;
+
+	env_init(&e, 256);
+	af_xdp_txq_bind(&e.txq, &e.tx.view, &e.comp.view, &e.layout, AF_XDP_TX_META_LEN,
+			e.umem_pool, -1);
+	CHECK_EQ(e.txq.chunk_size, e.layout.chunk_size - AF_XDP_TX_META_LEN);
+	af_xdp_txq_set_csum(&e.txq, true);
+	bufs[0] = l4_frame(e.umem_pool, false, true, 200, RTE_MBUF_F_TX_TCP_CKSUM | RTE_MBUF_F_TX_IP_CKSUM);
+	bufs[1] = l4_frame(e.umem_pool, false, true, 200, RTE_MBUF_F_TX_IP_CKSUM);
+	bufs[2] = l4_frame(e.other_pool, true, false, 200, RTE_MBUF_F_TX_UDP_CKSUM);	/* copied */
+	bufs[3] = l4_frame(e.umem_pool, false, true, 20, RTE_MBUF_F_TX_SCTP_CKSUM);	/* refused */
+	CHECK_EQ(af_xdp_tx_burst_csum(&e.txq, bufs, 4), 4);
+	CHECK_EQ(sim_kernel_transmit(&e.tx, &e.comp, sent, 4), 3);
+	CHECK_EQ(sent[0].options, XDP_TX_METADATA);
+	memcpy(&meta, desc_data(&e, &sent[0]) - sizeof(meta), sizeof(meta));
+	CHECK_EQ(meta.flags, XDP_TXMD_FLAGS_CHECKSUM);
+	CHECK_EQ(meta.request.csum_start, 34);
+	CHECK_EQ(meta.request.csum_offset, 16);
+	CHECK_EQ(sent[1].options, 0);
+	CHECK_EQ(sent[2].options, XDP_TX_METADATA);
+	memcpy(&meta, desc_data(&e, &sent[2]) - sizeof(meta), sizeof(meta));
+	CHECK_EQ(meta.request.csum_start, 54);
+	CHECK_EQ(meta.request.csum_offset, 6);
+	CHECK_EQ(e.txq.stats.csum_kernel, 2);
+	CHECK_EQ(e.txq.stats.csum_sw, 1);
+	CHECK_EQ(e.txq.stats.dropped, 1);
+	CHECK_EQ(e.txq.stats.packets, 3);
+	/* The driver's way: no option, the checksums right. */
+	af_xdp_txq_set_csum(&e.txq, false);
+	bufs[0] = l4_frame(e.umem_pool, false, true, 200, RTE_MBUF_F_TX_TCP_CKSUM);
+	CHECK_EQ(af_xdp_tx_burst_csum(&e.txq, bufs, 1), 1);
+	CHECK_EQ(sim_kernel_transmit(&e.tx, &e.comp, sent, 1), 1);
+	CHECK_EQ(sent[0].options, 0);
+	CHECK_EQ(e.txq.stats.csum_sw, 2);
+	CHECK(l4_verifies(bufs[0]), "checksum computed in the frame sent");
+	af_xdp_txq_drain(&e.txq);
+	CHECK_EQ(rte_mempool_avail_count(e.umem_pool), POOL_SIZE);
+	env_free(&e);
+}
+
 int
 main(int argc __rte_unused, char **argv)
 {
@@ -425,6 +681,11 @@ main(int argc __rte_unused, char **argv)
 	RUN(test_ring_space_in_descriptors);
 	RUN(test_chain_longer_than_a_copy);
 	RUN(test_ring_full_and_wakeup);
+	RUN(test_csum_who);
+	RUN(test_csum_check);
+	RUN(test_csum_prepare);
+	RUN(test_csum_apply);
+	RUN(test_csum_burst);
 	rte_eal_cleanup();
 	return unit_summary();
 }

@@ -21,6 +21,7 @@
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 
+#include "af_xdp_csum.h"
 #include "af_xdp_umem.h"
 #include "ring_sim.h"
 #include "unit_test.h"
@@ -214,7 +215,7 @@ register_on_new_socket(struct rte_mempool *mp, const struct af_xdp_port *port)
 	struct af_xdp_umem_reg reg;
 	const struct af_xdp_umem_layout *layout;
 	struct af_xdp_umem *umem;
-	uint32_t fill = AF_XDP_RING_MIN;
+	uint32_t fill = AF_XDP_RING_MIN, tx_meta_len = 0;
 	bool shared = true;
 	int fd = socket(AF_XDP, SOCK_RAW, 0);
 
@@ -228,7 +229,6 @@ register_on_new_socket(struct rte_mempool *mp, const struct af_xdp_port *port)
 	umem = af_xdp_umem_join(port, mp, fd, &shared);
 	CHECK(umem != NULL, "registration refused");
 	CHECK(!shared, "a first registration is not shared");
-	CHECK_EQ(umem_reg_seen.calls, 1);
 	CHECK_EQ(umem_reg_seen.optlen, sizeof(struct af_xdp_umem_reg));
 	memcpy(&reg, umem_reg_seen.bytes, sizeof(reg));
 	if (umem != NULL) {
@@ -236,11 +236,26 @@ register_on_new_socket(struct rte_mempool *mp, const struct af_xdp_port *port)
 		CHECK_EQ(reg.addr, layout->area);
 		CHECK_EQ(reg.len, layout->size);
 		CHECK_EQ(reg.chunk_size, layout->chunk_size);
+		tx_meta_len = af_xdp_umem_tx_meta_len(umem);
 	}
 	CHECK_EQ(reg.headroom, 0);
-	CHECK_EQ(reg.flags, XDP_UMEM_UNALIGNED_CHUNK_FLAG);
-	/* 6.8-6.10 reserve this much Tx metadata per chunk, or refuse it. */
-	CHECK_EQ(reg.tx_metadata_len, 0);
+	/*
+	 * Tx metadata unless tx_csum=sw: taken at once (6.11+), or refused
+	 * and registered again without (the last call's bytes are seen).
+	 */
+	if (tx_meta_len != 0) {
+		CHECK(port->args.tx_csum != AF_XDP_TX_CSUM_SW, "Tx metadata with tx_csum=sw");
+		CHECK_EQ(umem_reg_seen.calls, 1);
+		CHECK_EQ(reg.flags, XDP_UMEM_UNALIGNED_CHUNK_FLAG | XDP_UMEM_TX_METADATA_LEN);
+		CHECK_EQ(reg.tx_metadata_len, AF_XDP_TX_META_LEN);
+	} else {
+		CHECK_EQ(umem_reg_seen.calls, port->args.tx_csum == AF_XDP_TX_CSUM_SW ? 1u : 2u);
+		CHECK_EQ(reg.flags, XDP_UMEM_UNALIGNED_CHUNK_FLAG);
+		/* 6.8-6.10 would reserve this much Tx metadata per chunk, or refuse it. */
+		CHECK_EQ(reg.tx_metadata_len, 0);
+	}
+	printf("     (tx_csum=%s: Tx metadata %u bytes)\n",
+	       port->args.tx_csum == AF_XDP_TX_CSUM_SW ? "sw" : "auto", tx_meta_len);
 
 	/*
 	 * The kernel holds it: a socket takes a fill ring only with a UMEM,
@@ -274,8 +289,11 @@ test_register(void)
 	 * which writes over the dirtied stack (unless LD_BIND_NOW); the
 	 * second registration meets the garbage.
 	 */
-	if (register_on_new_socket(mp, port))
+	if (register_on_new_socket(mp, port) && register_on_new_socket(mp, port)) {
+		/* And without Tx metadata, as tx_csum=sw asks. */
+		port->args.tx_csum = AF_XDP_TX_CSUM_SW;
 		register_on_new_socket(mp, port);
+	}
 out:
 	free(port);
 	rte_mempool_free(mp);

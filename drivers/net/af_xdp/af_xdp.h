@@ -20,6 +20,7 @@
  *   af_xdp_rx.c       the 64-descriptor batched receive and the fill ring
  *   af_xdp_rx_x86_64_v3.c  the same receive, built for x86-64-v3
  *   af_xdp_tx.c       transmit and the completion ring
+ *   af_xdp_csum.c     Tx checksum offloads: checks, tx_pkt_prepare, who computes
  *   af_xdp_prog.c     the XDP program: load, attach, detach, XSKMAP
  *   af_xdp_builtin.c  the built-in program: redirect policy, preparation, counters
  *   af_xdp_orphan.c   copies of it left by dead processes: removed, or named
@@ -151,11 +152,17 @@ struct af_xdp_rx_stats {
 struct af_xdp_tx_stats {
 	uint64_t packets;
 	uint64_t bytes;
-	uint64_t dropped;	/* frames too long (MTU; a chunk without multi-buffer), freed */
+	/*
+	 * Frames too long (MTU; a chunk without multi-buffer), or whose
+	 * checksum request af_xdp_tx_csum_check() refuses, freed.
+	 */
+	uint64_t dropped;
 	uint64_t too_many_segs;	/* frames of more descriptors than the kernel takes, freed */
 	uint64_t copies;	/* frames copied into the UMEM (foreign, shared or long mbufs) */
 	uint64_t multi_buffer;	/* frames sent as several descriptors */
 	uint64_t wakeups;
+	uint64_t csum_kernel;	/* frames whose L4 checksum the kernel completes */
+	uint64_t csum_sw;	/* frames whose asked checksums the driver computed all of */
 };
 
 /*
@@ -209,11 +216,12 @@ struct af_xdp_tx_queue {
 	uintptr_t mbuf_base;
 	struct rte_mempool *umem_pool;	/* the mempool that is the UMEM */
 	uint32_t max_frame;		/* longest frame sent as one mbuf in place */
-	uint32_t chunk_size;		/* the most a descriptor takes */
+	uint32_t chunk_size;		/* the most a descriptor takes (the chunk less Tx metadata) */
 	uint32_t max_pkt_len;		/* longest frame the interface takes */
 	uint16_t max_segs;		/* descriptors per frame: 1 without multi-buffer */
 	int fd;
 	uint32_t outstanding;		/* descriptors given to the kernel, not completed */
+	bool csum_by_kernel;		/* L4 checksums left to the kernel: af_xdp_csum.h */
 	struct af_xdp_tx_stats stats;
 
 	uint16_t port_id;

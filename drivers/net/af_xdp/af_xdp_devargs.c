@@ -229,6 +229,28 @@ arg_redirect(const char *key, const char *value, struct af_xdp_devargs *da,
 		    key, value);
 }
 
+static const char * const tx_csum_names[] = {
+	[AF_XDP_TX_CSUM_AUTO] = "auto",
+	[AF_XDP_TX_CSUM_SW] = "sw",
+};
+
+static int
+arg_tx_csum(const char *key, const char *value, struct af_xdp_devargs *da,
+	    char *err, size_t len)
+{
+	unsigned int i;
+
+	for (i = 0; i < RTE_DIM(tx_csum_names); i++) {
+		if (strcmp(value, tx_csum_names[i]) == 0) {
+			da->tx_csum = (enum af_xdp_tx_csum)i;
+			return 0;
+		}
+	}
+	return fail(err, len,
+		    "invalid %s '%s': expected auto (L4 checksums completed by the kernel where it takes AF_XDP Tx metadata) or sw (computed by the driver)",
+		    key, value);
+}
+
 static const struct {
 	const char *key;
 	arg_parser_t parse;
@@ -245,6 +267,7 @@ static const struct {
 	{ AF_XDP_ARG_DP_PATH, arg_dp_path },
 	{ AF_XDP_ARG_MODE, arg_mode },
 	{ AF_XDP_ARG_REDIRECT, arg_redirect },
+	{ AF_XDP_ARG_TX_CSUM, arg_tx_csum },
 };
 
 static arg_parser_t
@@ -277,6 +300,7 @@ set_defaults(struct af_xdp_devargs *da)
 	da->busy_budget = AF_XDP_DEFAULT_BUSY_BUDGET;
 	da->mode = AF_XDP_ATTACH_AUTO;
 	da->redirect = AF_XDP_REDIRECT_AUTO;
+	da->tx_csum = AF_XDP_TX_CSUM_AUTO;
 }
 
 /* Rules between arguments, once each one is valid on its own. */

@@ -31,6 +31,7 @@
 #define AF_XDP_ARG_DP_PATH		"dp_path"
 #define AF_XDP_ARG_MODE			"mode"
 #define AF_XDP_ARG_REDIRECT		"redirect"
+#define AF_XDP_ARG_TX_CSUM		"tx_csum"
 
 /* The parameter string shown by dpdk-pmdinfo.py and in --help of apps. */
 #define AF_XDP_PARAMS_STRING \
@@ -45,7 +46,8 @@
 	AF_XDP_ARG_USE_PINNED_MAP "=<0|1> " \
 	AF_XDP_ARG_DP_PATH "=<path> " \
 	AF_XDP_ARG_MODE "=<drv|skb|hw> " \
-	AF_XDP_ARG_REDIRECT "=<auto|direct|map>"
+	AF_XDP_ARG_REDIRECT "=<auto|direct|map> " \
+	AF_XDP_ARG_TX_CSUM "=<auto|sw>"
 
 /* Busy polling budget when busy_budget is not given (as the stock driver). */
 #define AF_XDP_DEFAULT_BUSY_BUDGET 64
@@ -73,6 +75,12 @@ enum af_xdp_redirect {
 	AF_XDP_REDIRECT_MAP,	/* bpf_redirect_map on the XSKMAP: every kernel */
 };
 
+/* Who completes the L4 checksums of the Tx checksum offloads (af_xdp_csum.h). */
+enum af_xdp_tx_csum {
+	AF_XDP_TX_CSUM_AUTO,	/* the kernel, through AF_XDP Tx metadata, where it can */
+	AF_XDP_TX_CSUM_SW,	/* the driver, always: for tests and comparison */
+};
+
 struct af_xdp_devargs {
 	char iface[IFNAMSIZ];
 	uint32_t start_queue;
@@ -88,6 +96,7 @@ struct af_xdp_devargs {
 	enum af_xdp_attach_mode mode;
 	enum af_xdp_redirect redirect;
 	bool redirect_given;
+	enum af_xdp_tx_csum tx_csum;
 };
 
 /*

@@ -30,6 +30,7 @@
 #include <rte_string_fns.h>
 
 #include "af_xdp.h"
+#include "af_xdp_csum.h"
 #include "af_xdp_iface.h"
 #include "af_xdp_intr.h"
 #include "af_xdp_kernel.h"
@@ -309,7 +310,8 @@ af_xdp_dev_info(struct rte_eth_dev *dev, struct rte_eth_dev_info *info)
 	info->min_mtu = RTE_ETHER_MIN_MTU;
 	info->max_mtu = (uint16_t)RTE_MIN(max_frame - RTE_ETHER_HDR_LEN, (uint32_t)UINT16_MAX);
 	info->rx_offload_capa = multi_buffer ? RTE_ETH_RX_OFFLOAD_SCATTER : 0;
-	info->tx_offload_capa = RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
+	/* Checksums the kernel cannot complete, the driver computes: always offered. */
+	info->tx_offload_capa = RTE_ETH_TX_OFFLOAD_MULTI_SEGS | AF_XDP_TX_CSUM_OFFLOADS;
 	info->rx_desc_lim = (struct rte_eth_desc_lim) {
 		.nb_max = AF_XDP_RING_MAX, .nb_min = AF_XDP_RING_MIN, .nb_align = 1,
 	};
@@ -521,6 +523,19 @@ af_xdp_txq_info(struct rte_eth_dev *dev, uint16_t qid, struct rte_eth_txq_info *
 	qinfo->conf.offloads = dev->data->dev_conf.txmode.offloads;
 }
 
+/* Who completes the Tx checksums of queue qid, as the burst mode tells it. */
+static const char *
+tx_csum_info(const struct rte_eth_dev *dev, uint16_t qid)
+{
+	const struct af_xdp_tx_queue *txq =
+		qid < dev->data->nb_tx_queues ? dev->data->tx_queues[qid] : NULL;
+
+	if (txq == NULL || dev->tx_pkt_burst != af_xdp_tx_burst_csum)
+		return "";
+	return txq->csum_by_kernel ? ", TCP/UDP checksums completed by the kernel (Tx metadata)" :
+				     ", checksums computed by the driver";
+}
+
 static int
 af_xdp_burst_mode(struct rte_eth_dev *dev, uint16_t qid, struct rte_eth_burst_mode *mode,
 		  bool rx)
@@ -541,7 +556,8 @@ af_xdp_burst_mode(struct rte_eth_dev *dev, uint16_t qid, struct rte_eth_burst_mo
 			 AF_XDP_RX_BATCH, how, steer);
 	else
 		snprintf(mode->info, sizeof(mode->info),
-			 "AF_XDP batched Tx, mbufs of the UMEM sent in place, %s mode", how);
+			 "AF_XDP batched Tx, mbufs of the UMEM sent in place, %s mode%s", how,
+			 tx_csum_info(dev, qid));
 	return 0;
 }
 
@@ -696,9 +712,15 @@ serve_queues(struct rte_eth_dev *dev, uint16_t i, const struct af_xdp_socket *so
 				layout->max_frame - RTE_ETHER_HDR_LEN);
 		return -ENOTSUP;
 	}
-	if (txq != NULL)
-		af_xdp_txq_bind(txq, &sock->tx, &sock->comp, layout,
+	if (txq != NULL) {
+		uint32_t tx_meta_len = af_xdp_umem_tx_meta_len(sock->umem);
+		const char *why;
+
+		af_xdp_txq_bind(txq, &sock->tx, &sock->comp, layout, tx_meta_len,
 				af_xdp_umem_pool(sock->umem), sock->fd);
+		af_xdp_txq_set_csum(txq, af_xdp_tx_csum_by_kernel(port->args.tx_csum, tx_meta_len,
+								  sock->zero_copy, &why));
+	}
 	if (rxq == NULL)
 		return 0;
 	af_xdp_rxq_bind(rxq, &sock->rx, &sock->fill, layout, sock->fd);
@@ -809,6 +831,33 @@ check_frame_fits(struct rte_eth_dev *dev)
 	return 0;
 }
 
+/*
+ * The checksum build of the transmit burst only when a Tx checksum offload
+ * is configured (the queues' can only be the port's: none is per queue),
+ * so that the plain one never looks at a frame's flags.  Says once who
+ * completes the L4 checksums: queue 0's socket speaks for all, as every
+ * socket of the port has the same mode and kernel.
+ */
+static void
+select_tx_burst(struct rte_eth_dev *dev)
+{
+	struct af_xdp_port *port = port_of(dev);
+	const struct af_xdp_socket *sock = port->queues[0].sock;
+	const char *why;
+
+	if ((dev->data->dev_conf.txmode.offloads & AF_XDP_TX_CSUM_OFFLOADS) == 0) {
+		dev->tx_pkt_burst = af_xdp_tx_burst;
+		return;
+	}
+	dev->tx_pkt_burst = af_xdp_tx_burst_csum;
+	if (af_xdp_tx_csum_by_kernel(port->args.tx_csum, af_xdp_umem_tx_meta_len(sock->umem),
+				     sock->zero_copy, &why))
+		AF_XDP_PORT_LOG(INFO, port,
+				"Tx checksums: TCP and UDP completed by the kernel (AF_XDP Tx metadata), IPv4 headers by the driver");
+	else
+		AF_XDP_PORT_LOG(NOTICE, port, "Tx checksums computed by the driver: %s", why);
+}
+
 static int
 af_xdp_dev_start(struct rte_eth_dev *dev)
 {
@@ -836,6 +885,7 @@ af_xdp_dev_start(struct rte_eth_dev *dev)
 	dev->rx_pkt_burst = af_xdp_rx_burst_select(multi_buffer, &rx_build);
 	AF_XDP_PORT_LOG(INFO, port, "receiving with the %s build of the batched receive%s",
 			rx_build, multi_buffer ? ", frames of several descriptors" : "");
+	select_tx_burst(dev);
 	port->started = true;
 	af_xdp_state_started(dev, rx_build);
 	set_queue_states(dev, RTE_ETH_QUEUE_STATE_STARTED);
@@ -1110,6 +1160,7 @@ af_xdp_probe(struct rte_vdev_device *vdev)
 	dev->dev_ops = &af_xdp_ops;
 	dev->rx_pkt_burst = af_xdp_rx_burst_baseline;
 	dev->tx_pkt_burst = af_xdp_tx_burst;
+	dev->tx_pkt_prepare = af_xdp_tx_prepare;
 	rte_eth_dev_probing_finish(dev);
 	AF_XDP_PORT_LOG(INFO, port, "port %u on %s (ifindex %d, %s, %u queue%s from %u, MAC " RTE_ETHER_ADDR_PRT_FMT ")",
 			port->port_id, port->args.iface, port->ifindex,

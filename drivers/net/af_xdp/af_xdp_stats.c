@@ -51,6 +51,8 @@ static const struct xstat_def tx_driver_xstats[] = {
 	TX_STAT(copies),
 	TX_STAT(multi_buffer),
 	TX_STAT(wakeups),
+	TX_STAT(csum_kernel),	/* L4 checksums left to the kernel (AF_XDP Tx metadata) */
+	TX_STAT(csum_sw),	/* checksums the driver computed */
 };
 
 /*

@@ -16,9 +16,15 @@
  * chunk) is copied into fresh mbufs of the UMEM's pool, as many as it takes,
  * and the original is freed at once.  A frame is queued whole or not at
  * all.
+ *
+ * The checksum build of the burst (af_xdp_tx_burst_csum, chosen at start
+ * when a Tx checksum offload is configured) first honours each frame's
+ * checksum request (af_xdp_csum.c); one the kernel completes carries
+ * struct af_xdp_tx_meta in the headroom of its first descriptor's mbuf.
  */
 
 #include <errno.h>
+#include <string.h>
 #include <unistd.h>
 #include <sys/socket.h>
 
@@ -26,6 +32,7 @@
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 
+#include "af_xdp_csum.h"
 #include "af_xdp_tx.h"
 
 /*
@@ -42,13 +49,15 @@
 void
 af_xdp_txq_bind(struct af_xdp_tx_queue *txq, const struct xsk_ring *tx,
 		const struct xsk_ring *comp, const struct af_xdp_umem_layout *layout,
-		struct rte_mempool *umem_pool, int fd)
+		uint32_t tx_meta_len, struct rte_mempool *umem_pool, int fd)
 {
 	txq->tx = *tx;
 	txq->comp = *comp;
 	txq->mbuf_base = layout->mbuf_base;
 	txq->umem_pool = umem_pool;
-	txq->chunk_size = layout->chunk_size;
+	/* The kernel counts the metadata in front of a frame in the descriptor's length. */
+	txq->chunk_size = layout->chunk_size - tx_meta_len;
+	txq->csum_by_kernel = false;
 	txq->fd = fd;
 	txq->outstanding = 0;
 	af_xdp_txq_set_frame_limits(txq, UINT32_MAX, 1);
@@ -109,6 +118,22 @@ put_desc(struct af_xdp_tx_queue *txq, uint32_t at, const struct rte_mbuf *seg, u
 }
 
 /*
+ * The options of a frame's first descriptor, which points at mbuf first:
+ * with meta, XDP_TX_METADATA, and the metadata written just before first's
+ * data (af_xdp_tx_csum_apply() saw to the headroom; a copy's has
+ * RTE_PKTMBUF_HEADROOM).
+ */
+static __rte_always_inline uint32_t
+first_options(struct rte_mbuf *first, const struct af_xdp_tx_meta *meta)
+{
+	if (meta == NULL)
+		return 0;
+	memcpy(rte_pktmbuf_mtod_offset(first, uint8_t *, -(int)AF_XDP_TX_META_LEN), meta,
+	       sizeof(*meta));
+	return XDP_TX_METADATA;
+}
+
+/*
  * A frame whose segments (one or more) are all the UMEM's, ours alone, and
  * each no longer than a chunk, the most a descriptor takes: sent in place.
  */
@@ -127,12 +152,16 @@ chain_sendable_in_place(const struct af_xdp_tx_queue *txq, const struct rte_mbuf
  * unlinking the segments: each is freed when its descriptor completes.
  */
 static void
-put_chain(struct af_xdp_tx_queue *txq, uint32_t at, struct rte_mbuf *m)
+put_chain(struct af_xdp_tx_queue *txq, uint32_t at, struct rte_mbuf *m,
+	  const struct af_xdp_tx_meta *meta)
 {
+	uint32_t options = first_options(m, meta);
+
 	while (m != NULL) {
 		struct rte_mbuf *next = m->next;
 
-		put_desc(txq, at++, m, next != NULL ? XDP_PKT_CONTD : 0);
+		put_desc(txq, at++, m, options | (next != NULL ? XDP_PKT_CONTD : 0));
+		options = 0;
 		m->next = NULL;
 		m->nb_segs = 1;
 		m = next;
@@ -146,7 +175,7 @@ put_chain(struct af_xdp_tx_queue *txq, uint32_t at, struct rte_mbuf *m)
  */
 static int
 put_copy(struct af_xdp_tx_queue *txq, uint32_t at, const struct rte_mbuf *m, uint32_t n,
-	 uint32_t room)
+	 uint32_t room, const struct af_xdp_tx_meta *meta)
 {
 	struct rte_mbuf *c[AF_XDP_TX_MAX_SEGS];
 	uint32_t off = 0, i;
@@ -163,7 +192,8 @@ put_copy(struct af_xdp_tx_queue *txq, uint32_t at, const struct rte_mbuf *m, uin
 		c[i]->data_len = (uint16_t)len;
 		c[i]->pkt_len = len;
 		off += len;
-		put_desc(txq, at + i, c[i], i + 1 < n ? XDP_PKT_CONTD : 0);
+		put_desc(txq, at + i, c[i], (i == 0 ? first_options(c[0], meta) : 0) |
+			 (i + 1 < n ? XDP_PKT_CONTD : 0));
 	}
 	txq->stats.copies++;
 	return 0;
@@ -179,7 +209,7 @@ put_copy(struct af_xdp_tx_queue *txq, uint32_t at, const struct rte_mbuf *m, uin
  */
 static int
 put_frame_slow(struct af_xdp_tx_queue *txq, struct rte_mbuf *m, uint32_t queued,
-	       uint32_t *space, uint32_t want)
+	       uint32_t *space, uint32_t want, const struct af_xdp_tx_meta *meta)
 {
 	/* What a fresh mbuf of the UMEM holds: a chunk after the mbuf headroom. */
 	const uint32_t room = txq->chunk_size - RTE_PKTMBUF_HEADROOM;
@@ -212,9 +242,9 @@ put_frame_slow(struct af_xdp_tx_queue *txq, struct rte_mbuf *m, uint32_t queued,
 			return -ENOBUFS;
 	}
 	if (in_place) {
-		put_chain(txq, queued, m);
+		put_chain(txq, queued, m, meta);
 	} else {
-		if (put_copy(txq, queued, m, n, room) != 0)
+		if (put_copy(txq, queued, m, n, room, meta) != 0)
 			return -ENOBUFS;
 		rte_pktmbuf_free(m);
 	}
@@ -245,10 +275,31 @@ tx_wakeup(struct af_xdp_tx_queue *txq)
 		 xsk_ring_pending(&txq->tx) != 0 && --kicks != 0);
 }
 
-uint16_t
-af_xdp_tx_burst(void *queue, struct rte_mbuf **bufs, uint16_t nb_pkts)
+/*
+ * Honour m's checksum request: *done says whether the driver computed all
+ * it asks for or left the L4 checksum to the kernel (meta filled); it is
+ * counted once the frame is queued.  Returns false when the request cannot
+ * be honoured: m is then freed and counted as dropped.
+ */
+static __rte_always_inline bool
+tx_csum(struct af_xdp_tx_queue *txq, struct rte_mbuf *m, struct af_xdp_tx_meta *meta,
+	enum af_xdp_csum_done *done)
 {
-	struct af_xdp_tx_queue *txq = queue;
+	*done = af_xdp_tx_csum_apply(m, txq->csum_by_kernel, meta);
+	if (likely(*done != AF_XDP_CSUM_INVALID))
+		return true;
+	txq->stats.dropped++;
+	rte_pktmbuf_free(m);
+	return false;
+}
+
+/*
+ * The burst, built twice: without checksum offloads (csum false, the
+ * compiler drops every trace of them) and with them.
+ */
+static __rte_always_inline uint16_t
+tx_burst(struct af_xdp_tx_queue *txq, struct rte_mbuf **bufs, uint16_t nb_pkts, const bool csum)
+{
 	struct xsk_ring *tx = &txq->tx;
 	uint32_t space, i, queued = 0, frames = 0;
 	uint64_t bytes = 0;
@@ -259,8 +310,17 @@ af_xdp_tx_burst(void *queue, struct rte_mbuf **bufs, uint16_t nb_pkts)
 	for (i = 0; i < nb_pkts; i++) {
 		struct rte_mbuf *m = bufs[i];
 		uint32_t len = m->pkt_len;
+		enum af_xdp_csum_done done = AF_XDP_CSUM_BY_DRIVER;
+		struct af_xdp_tx_meta meta_buf, *meta = NULL;
+		bool asked = csum && (m->ol_flags & AF_XDP_TX_CSUM_FLAGS) != 0;
 		int n;
 
+		if (asked) {
+			if (!tx_csum(txq, m, &meta_buf, &done))
+				continue;
+			if (done == AF_XDP_CSUM_BY_KERNEL)
+				meta = &meta_buf;
+		}
 		if (likely(sendable_in_place(txq, m) && len <= txq->max_frame)) {
 			/* After a chain, space may have been read for that chain only. */
 			if (unlikely(queued == space)) {
@@ -268,14 +328,20 @@ af_xdp_tx_burst(void *queue, struct rte_mbuf **bufs, uint16_t nb_pkts)
 				if (queued == space)
 					break;	/* the caller keeps bufs[i] onwards */
 			}
-			put_desc(txq, queued++, m, 0);
+			put_desc(txq, queued++, m, csum ? first_options(m, meta) : 0);
 		} else {
-			n = put_frame_slow(txq, m, queued, &space, nb_pkts - i);
+			n = put_frame_slow(txq, m, queued, &space, nb_pkts - i, meta);
 			if (n < 0)
 				break;
 			if (n == 0)
 				continue;
 			queued += n;
+		}
+		if (asked) {
+			if (done == AF_XDP_CSUM_BY_KERNEL)
+				txq->stats.csum_kernel++;
+			else
+				txq->stats.csum_sw++;
 		}
 		bytes += len;
 		frames++;
@@ -290,6 +356,24 @@ af_xdp_tx_burst(void *queue, struct rte_mbuf **bufs, uint16_t nb_pkts)
 	if (txq->outstanding != 0 && xsk_ring_needs_wakeup(tx))
 		tx_wakeup(txq);
 	return (uint16_t)i;
+}
+
+uint16_t
+af_xdp_tx_burst(void *queue, struct rte_mbuf **bufs, uint16_t nb_pkts)
+{
+	return tx_burst(queue, bufs, nb_pkts, false);
+}
+
+uint16_t
+af_xdp_tx_burst_csum(void *queue, struct rte_mbuf **bufs, uint16_t nb_pkts)
+{
+	return tx_burst(queue, bufs, nb_pkts, true);
+}
+
+void
+af_xdp_txq_set_csum(struct af_xdp_tx_queue *txq, bool by_kernel)
+{
+	txq->csum_by_kernel = by_kernel;
 }
 
 /* Frames queued for transmission that the kernel never took. */

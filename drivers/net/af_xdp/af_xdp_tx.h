@@ -7,12 +7,23 @@
 
 #include "af_xdp.h"
 
+/* The burst when no Tx checksum offload is configured: flags not looked at. */
 uint16_t af_xdp_tx_burst(void *queue, struct rte_mbuf **bufs, uint16_t nb_pkts);
+/* The burst when one is: each frame's checksum request honoured (af_xdp_csum.h). */
+uint16_t af_xdp_tx_burst_csum(void *queue, struct rte_mbuf **bufs, uint16_t nb_pkts);
 
-/* Serve the queue from a socket's Tx and completion rings; umem_pool is the UMEM. */
+/*
+ * Serve the queue from a socket's Tx and completion rings; umem_pool is the
+ * UMEM, registered with tx_meta_len bytes of Tx metadata in front of each
+ * frame (af_xdp_umem_tx_meta_len()).  L4 checksums: the driver's until
+ * af_xdp_txq_set_csum().
+ */
 void af_xdp_txq_bind(struct af_xdp_tx_queue *txq, const struct xsk_ring *tx,
 		     const struct xsk_ring *comp, const struct af_xdp_umem_layout *layout,
-		     struct rte_mempool *umem_pool, int fd);
+		     uint32_t tx_meta_len, struct rte_mempool *umem_pool, int fd);
+
+/* Whether the burst leaves L4 checksums to the kernel (af_xdp_tx_csum_by_kernel()). */
+void af_xdp_txq_set_csum(struct af_xdp_tx_queue *txq, bool by_kernel);
 
 /*
  * The frames the queue may send: at most max_pkt_len bytes (the interface's

@@ -24,6 +24,7 @@
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 
+#include "af_xdp_csum.h"
 #include "af_xdp_umem.h"
 
 struct af_xdp_umem {
@@ -35,6 +36,7 @@ struct af_xdp_umem {
 	bool for_sharing;	/* registered for a port with shared_umem=1 */
 	bool shareable;		/* for_sharing and reg_fd bound: others may join */
 	bool multi_buffer;	/* bound with XDP_USE_SG */
+	uint32_t tx_meta_len;	/* Tx metadata before each frame: 0 or AF_XDP_TX_META_LEN */
 };
 
 /* Process-wide UMEMs, so that sockets asking for shared_umem find theirs. */
@@ -161,10 +163,9 @@ explain_refusal(const struct af_xdp_port *port, const struct af_xdp_umem *umem, 
 }
 
 static int
-register_umem(const struct af_xdp_port *port, int fd, const struct af_xdp_umem *umem)
+umem_reg(int fd, const struct af_xdp_umem *umem, uint32_t tx_meta_len)
 {
 	struct af_xdp_umem_reg reg;
-	int err;
 
 	/* Every byte the kernel reads is ours: no padding left to chance. */
 	memset(&reg, 0, sizeof(reg));
@@ -172,11 +173,37 @@ register_umem(const struct af_xdp_port *port, int fd, const struct af_xdp_umem *
 	reg.len = umem->layout.size;
 	reg.chunk_size = umem->layout.chunk_size;
 	reg.flags = XDP_UMEM_UNALIGNED_CHUNK_FLAG;
-	if (setsockopt(fd, SOL_XDP, XDP_UMEM_REG, &reg, sizeof(reg)) == 0)
+	if (tx_meta_len != 0) {
+		reg.flags |= XDP_UMEM_TX_METADATA_LEN;
+		reg.tx_metadata_len = tx_meta_len;
+	}
+	return setsockopt(fd, SOL_XDP, XDP_UMEM_REG, &reg, sizeof(reg)) == 0 ? 0 : -errno;
+}
+
+/*
+ * Registered with room for Tx metadata in front of every frame (the L4
+ * checksums left to the kernel) unless tx_csum=sw.  A kernel that refuses
+ * it with EINVAL (before 6.11: XDP_UMEM_TX_METADATA_LEN unknown; 6.8 to
+ * 6.10 would take the length without the flag, but no target runs them)
+ * gets the UMEM without: the driver computes the checksums then.
+ */
+static int
+register_umem(const struct af_xdp_port *port, int fd, struct af_xdp_umem *umem)
+{
+	int err = -EINVAL;
+
+	umem->tx_meta_len = 0;
+	if (port->args.tx_csum != AF_XDP_TX_CSUM_SW) {
+		err = umem_reg(fd, umem, AF_XDP_TX_META_LEN);
+		if (err == 0)
+			umem->tx_meta_len = AF_XDP_TX_META_LEN;
+	}
+	if (err == -EINVAL)
+		err = umem_reg(fd, umem, 0);
+	if (err == 0)
 		return 0;
-	err = errno;
-	explain_refusal(port, umem, err);
-	return -err;
+	explain_refusal(port, umem, -err);
+	return err;
 }
 
 static struct af_xdp_umem *
@@ -279,6 +306,12 @@ struct rte_mempool *
 af_xdp_umem_pool(const struct af_xdp_umem *umem)
 {
 	return umem->mb_pool;
+}
+
+uint32_t
+af_xdp_umem_tx_meta_len(const struct af_xdp_umem *umem)
+{
+	return umem->tx_meta_len;
 }
 
 int

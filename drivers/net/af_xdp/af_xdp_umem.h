@@ -30,7 +30,7 @@ struct af_xdp_umem_reg {
 	uint32_t chunk_size;
 	uint32_t headroom;		/* the kernel's headroom before each frame */
 	uint32_t flags;			/* XDP_UMEM_*, 5.4+ */
-	uint32_t tx_metadata_len;	/* per-chunk Tx metadata, 6.8+: 0, none yet */
+	uint32_t tx_metadata_len;	/* Tx metadata before each frame, 6.8+ */
 };
 
 /*
@@ -61,6 +61,11 @@ void af_xdp_umem_leave(struct af_xdp_umem *umem, int fd);
 
 const struct af_xdp_umem_layout *af_xdp_umem_layout_of(const struct af_xdp_umem *umem);
 struct rte_mempool *af_xdp_umem_pool(const struct af_xdp_umem *umem);
+/*
+ * The Tx metadata the UMEM was registered with, in front of every frame
+ * sent: 0 (none: tx_csum=sw, or a kernel without it) or AF_XDP_TX_META_LEN.
+ */
+uint32_t af_xdp_umem_tx_meta_len(const struct af_xdp_umem *umem);
 /* The bound socket that registered it: what XDP_SHARED_UMEM names. */
 int af_xdp_umem_fd(const struct af_xdp_umem *umem);
 
