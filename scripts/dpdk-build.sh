@@ -95,8 +95,10 @@ export PATH=/usr/bin:$PATH
 
 # The newest dpdk-<line>.*.tar.xz in directory $1, or nothing.
 tarball_in() {
-	find "$1" -maxdepth 1 -name "dpdk-$line.*.tar.xz" -printf '%f\n' 2>/dev/null |
-		sort -V | tail -n1 | sed "s|^.|$1/&|"
+	local name
+	name=$(find "$1" -maxdepth 1 -name "dpdk-$line.*.tar.xz" -printf '%f\n' 2>/dev/null |
+		sort -V | tail -n1)
+	[ -z "$name" ] || echo "$1/$name"
 }
 
 # The SHA-256 that tarball $1 must have, from SHA256SUMS or <tarball>.sha256

@@ -5,8 +5,9 @@ failed test with its reason (the last line it printed), so that a skip is
 never mistaken for a pass.
 
 Usage: test-summary.py TESTLOG.json            one run, in detail
-       test-summary.py --total TESTLOG.json...  the runs' totals, as one
-                                                'N passed, N failed, N skipped' line
+       test-summary.py --total [--failed N] [--skipped N] TESTLOG.json...
+           the runs' totals as one 'N passed, N failed, N skipped' line, with
+           N more failed and skipped (e.g. DPDK lines that could not be built)
 """
 import json
 import sys
@@ -42,11 +43,17 @@ def detail(path):
             print("  %-8s %-40s %s" % (e["result"], e["name"], reason(e)))
 
 
-def total(paths):
-    results = [e["result"] for p in paths for e in entries_of(p)]
+def total(args):
+    extra = {"--failed": 0, "--skipped": 0}
+    while args and args[0] in extra:
+        extra[args[0]] = int(args[1])
+        args = args[2:]
+    results = [e["result"] for p in args for e in entries_of(p)]
     passed = sum(r in PASSED for r in results)
     skipped = sum(r in SKIPPED for r in results)
-    print("%d passed, %d failed, %d skipped" % (passed, len(results) - passed - skipped, skipped))
+    failed = len(results) - passed - skipped
+    print("%d passed, %d failed, %d skipped"
+          % (passed, failed + extra["--failed"], skipped + extra["--skipped"]))
 
 
 def main():

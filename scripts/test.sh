@@ -52,7 +52,7 @@ plugin_of() {
 	find "$1/drivers/net/af_xdp" -maxdepth 1 -type f -name 'librte_net_af_xdp_direct.so.*' -print -quit
 }
 declare -A LINE_BUILD=()
-skipped=()
+skipped=() failed=()
 line_plugins=$(plugin_of "$build_dir")
 for line in $lines; do
 	echo "=== DPDK $line: building"
@@ -65,8 +65,7 @@ for line in $lines; do
 	elif [ "$rc" -eq 3 ]; then
 		skipped+=("DPDK $line: $(sed -n 's/^.*error: //p' "$out" | head -n1)")
 	else
-		skipped+=("DPDK $line: scripts/dpdk-build.sh failed (exit $rc): FAIL")
-		status_build=1
+		failed+=("DPDK $line: scripts/dpdk-build.sh failed (exit $rc)")
 	fi
 	rm -f "$out"
 done
@@ -86,7 +85,7 @@ status=0
 meson test -C "$build_dir" --print-errorlogs --num-processes 1 "$@" || status=$?
 summarize "$build_dir"
 
-[ -z "${status_build:-}" ] || status=1
+[ ${#failed[@]} -eq 0 ] || status=1
 for line in $lines; do
 	line_build=${LINE_BUILD[$line]:-}
 	[ -n "$line_build" ] || continue
@@ -105,7 +104,11 @@ done
 for s in "${skipped[@]}"; do
 	echo "  SKIP     $s"
 done
+for s in "${failed[@]}"; do
+	echo "  FAIL     $s"
+done
 echo
 echo "All DPDK lines:"
-python3 "$top/scripts/test-summary.py" --total "$logs"/*.json || true
+python3 "$top/scripts/test-summary.py" --total --failed ${#failed[@]} --skipped ${#skipped[@]} \
+	"$logs"/*.json || true
 exit $status
