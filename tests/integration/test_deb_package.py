@@ -35,7 +35,7 @@ import os
 import shutil
 import subprocess
 
-from afxdp_test import bpf, env, hosts, hugepages, ovs, runner, testpmd, topo, traffic
+from afxdp_test import bpf, cleanup, env, hosts, hugepages, ovs, runner, testpmd, topo, traffic
 
 DEB_SH = os.path.join(os.path.dirname(runner.LIB_DIR), "scripts", "deb.sh")
 WRAPPER = os.path.join(os.path.dirname(runner.LIB_DIR), "scripts", "afxdp-secondary.sh")
@@ -83,7 +83,6 @@ class Package:
         env.log("lintian: %d warnings%s" % (len(warnings), "".join("\n  " + w for w in warnings)))
 
     def install(self):
-        from afxdp_test import cleanup
         self._undo = cleanup.push("package %s" % self.name, lambda: self.remove(purge=True))
         rc, out = sh(["apt-get", "install", "-y", "--no-install-recommends", self.deb])
         self.t.require(rc == 0, "apt-get install ./%s" % os.path.basename(self.deb), out[-2000:])
@@ -97,7 +96,6 @@ class Package:
         return rc
 
     def removed(self):
-        from afxdp_test import cleanup
         rc = self.remove()
         self.t.equal(rc, 0, "apt-get remove %s: exit code" % self.name)
 
