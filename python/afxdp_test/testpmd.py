@@ -124,7 +124,10 @@ class TestPmd:
         self.check_mode = check_mode
         self.file_prefix = new_file_prefix()
         self.label = label or "testpmd[%s]" % self.file_prefix
-        app = ["-i", "--forward-mode=%s" % fwd, "--nb-cores=1",
+        # --no-mlockall: testpmd otherwise locks every page it maps (its heap
+        # and a hundred DPDK libraries) at start, 3 s of page faults under
+        # the VM's emulated CPU; AF_XDP's UMEM is pinned by the kernel anyway.
+        app = ["-i", "--forward-mode=%s" % fwd, "--nb-cores=1", "--no-mlockall",
                "--total-num-mbufs=%d" % total_mbufs]
         if queues != 1:
             app += ["--rxq=%d" % queues, "--txq=%d" % queues]
