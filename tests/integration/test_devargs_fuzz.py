@@ -14,6 +14,9 @@ creating a mempool, a fifth of a second a run. That it is the same probe is
 checked first: for a few rows of SAME_PATH, the driver's lines of this run
 and of an interactive testpmd's start-up are the same.
 
+The rows of NAMED (a missing or unknown interface, bad keys and values)
+must be refused by a line of the driver's that names the problem.
+
 Every run must end within PROBE_DEADLINE (a hang otherwise), by exiting,
 not by a signal (a crash); and either probe the port (the driver's "port 0
 on <iface>" line) or be refused (testpmd's "No probed ethernet devices")
@@ -76,6 +79,19 @@ FIXED = [("", R), (",", R), (",,,,", R), ("=", R), ("==", R), ("iface", R), ("if
          ("iface={iface},busy_budget=65536", R), ("iface={iface},busy_budget=65535", A),
          ("iface={iface},queue_count=" + "9" * 40, R), ("iface={iface},foo=1", R),
          ("iface={iface},mode=hw", None)]
+# Refused, and a line of the driver's says what to fix: it names the bad
+# key, value or interface (what test_bad_devargs checked, one testpmd each).
+NAMED = [
+    ("iface=doesnotexist0", "doesnotexist0"),
+    ("iface={iface},foo=1", "foo"),
+    ("iface={iface},queue_count=0", "queue_count"),
+    ("iface={iface},start_queue=7", "start_queue"),
+    ("iface={iface},busy_budget=-1", "busy_budget"),
+    ("iface={iface},mode=bogus", "mode"),
+    ("iface={iface},tx_csum=hw", "tx_csum"),
+    ("iface={iface},xdp_prog=/nonexistent.o", "/nonexistent.o"),
+    ("", "iface"),                      # no iface at all
+]
 # Probed both ways (--help and interactive): the same driver lines.
 SAME_PATH = ["iface={iface}", "iface={iface},queue_count=abc", "iface={iface},foo=1",
              "iface=doesnotexist0"]
@@ -233,6 +249,19 @@ def check_same_path(t, dut, iface):
                                                       "\n  ".join(interactive)))
 
 
+def check_named(t, dut, iface):
+    """Each NAMED row is refused with a line of the driver's naming what is
+    wrong (not only its echo of the whole devargs string)."""
+    for devargs, name in NAMED:
+        devargs = devargs.replace("{iface}", iface)
+        outcome, lines, _ = probe_help(dut, iface, devargs)
+        echo = devargs if "," in devargs else None      # the whole string, not a pair
+        why = [ln for ln in lines
+               if BANNER not in ln and name in (ln.replace(echo, "") if echo else ln)]
+        t.check(outcome == R and why, "%s: refused, naming %r" % (show(devargs) or "(none)", name),
+                "%s; the driver's lines:\n  %s" % (outcome, "\n  ".join(map(show, lines))))
+
+
 def iface_flags(port):
     return re.search(r"<([^>]*)>", port.ip("link", "show", "dev", port.name).stdout).group(1)
 
@@ -243,6 +272,7 @@ def main(t):
         port, _ = net.veth(dut, "d0", gen, "g0")
         flags = iface_flags(port)
         check_same_path(t, dut, port.name)
+        check_named(t, dut, port.name)
 
         cases = generate(port.name)
         outcomes = collections.Counter()
