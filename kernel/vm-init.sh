@@ -45,8 +45,9 @@ done <"$share/host-tmp"
 
 . "$share/env.sh"
 AFXDP_VM_RESULTS=$share/results
+AFXDP_VM_KEEP=$share/keep
 AFXDP_VM=1
-export AFXDP_VM_RESULTS AFXDP_VM
+export AFXDP_VM_RESULTS AFXDP_VM_KEEP AFXDP_VM
 
 cat "$share/hugepages" >/proc/sys/vm/nr_hugepages 2>/dev/null
 ip link set lo up

@@ -11,7 +11,8 @@
 #
 # Other exit statuses:
 #   77   no kernel image cached for the current patches, or no qemu: the
-#        caller should report a skip (run build.sh first)
+#        caller should report a skip (run build.sh first); with
+#        AFXDP_VM_TAP=1, status 0 and TAP's "1..0 # SKIP <reason>"
 #   124  the VM did not end within AFXDP_VM_TIMEOUT seconds (killed)
 #   125  the VM ended without the script's status (kernel panic, crash)
 #
@@ -22,7 +23,10 @@
 # no longer holds. vm-run.sh recognises exactly that oops (an int3 in kernel
 # mode whose Code: line shows no int3 before the trapping address), says so,
 # and boots the job once more with single-threaded TCG, where one vCPU runs at
-# a time; a second death of any kind is the job's (125).
+# a time; a second death of any kind is the job's (125). A job that runs many
+# checks in one boot resumes after those done (tests/integration/vm_suite.py):
+# $AFXDP_VM_KEEP, a writable directory in the guest, survives into the
+# second boot.
 #
 # Inside the guest: /proc, /sys, /sys/fs/bpf, devtmpfs on /dev, tmpfs on
 # /run, /tmp (with the host's directories there that the job names bound
@@ -71,14 +75,21 @@ if [ $# -lt 1 ]; then
 	exit 2
 fi
 
-image=$(kernel_image) || {
-	echo "SKIP: no patched kernel cached for the current patches and fragment (run kernel/build.sh)"
+# A job that reports in TAP (AFXDP_VM_TAP=1: tests/integration/vm_suite.py)
+# is skipped in TAP's words, with status 0.
+skip() {
+	if [ "${AFXDP_VM_TAP:-0}" = 1 ]; then
+		echo "1..0 # SKIP $1"
+		exit 0
+	fi
+	echo "SKIP: $1"
 	exit $SKIP
 }
-qemu=$(command -v qemu-system-x86_64) || {
-	echo "SKIP: qemu-system-x86_64 is not installed (apt-get install qemu-system-x86)"
-	exit $SKIP
-}
+
+image=$(kernel_image) ||
+	skip "no patched kernel cached for the current patches and fragment (run kernel/build.sh)"
+qemu=$(command -v qemu-system-x86_64) ||
+	skip "qemu-system-x86_64 is not installed (apt-get install qemu-system-x86)"
 
 script=$1
 shift
@@ -146,6 +157,7 @@ trap 'exit 143' TERM
 } >"$share/job.sh"
 echo "${AFXDP_VM_HUGEPAGES:-256}" >"$share/hugepages"
 host_tmp_dirs "$@" >"$share/host-tmp"
+mkdir -p "$share/keep"
 
 init=$KERNEL_DIR/vm-init.sh
 [ -x "$init" ] || die "$init is missing or not executable"
@@ -153,6 +165,16 @@ init=$KERNEL_DIR/vm-init.sh
 cmdline="console=ttyS0 root=hostroot rootfstype=9p"
 cmdline+=" rootflags=trans=virtio,version=9p2000.L,msize=262144 ro"
 cmdline+=" init=$init panic=-1 oops=panic loglevel=4 quiet"
+
+# What the console shows of the guest: all of it; for a TAP job, the
+# kernel's messages as TAP comments.
+console_filter() {
+	if [ "${AFXDP_VM_TAP:-0}" = 1 ]; then
+		sed -u -E '/^(ok |not ok |1\.\.|#)/!s/^/# /'
+	else
+		cat
+	fi
+}
 
 # Boot the VM once, with TCG as $tcg says, and wait for it to end: qemu's
 # status in qrc, the guest's console in $work/console.log (also shown).
@@ -188,7 +210,7 @@ boot_vm() {
 	qpid=$!
 
 	# In the background: a signal must reach the traps while we wait.
-	tail -n +1 -f --pid="$qpid" "$work/console.log" | tr -d '\r' &
+	tail -n +1 -f --pid="$qpid" "$work/console.log" | tr -d '\r' | console_filter &
 	tail_pid=$!
 	wait "$qpid"
 	qrc=$?

@@ -10,6 +10,7 @@ Usage: test-summary.py TESTLOG.json            one run, in detail
            N more failed and skipped (e.g. DPDK lines that could not be built)
 """
 import json
+import re
 import sys
 from collections import Counter
 
@@ -28,13 +29,53 @@ def reason(entry):
     return ""
 
 
+TAP_LINE = re.compile(r"^(not ok|ok) \d+ - (\S+)\s*(?:# (SKIP\S*)?\s*(.*))?")
+TAP_PLAN = re.compile(r"^1\.\.(\d+)")
+
+
+def subtests(entry):
+    """A TAP test's results ((name, result, reason) each: tests/integration/
+    vm_suite.py's lines), the ones its plan announced but never reported
+    failed; None for a test of one result."""
+    lines = (entry.get("stdout") or "").splitlines()
+    plan = next((int(m.group(1)) for m in map(TAP_PLAN.match, lines) if m), None)
+    if plan is None:
+        return None
+    out = []
+    for m in filter(None, map(TAP_LINE.match, lines)):
+        verdict, name, skip, why = m.groups()
+        if skip:
+            out.append((name, "SKIP", why))
+        else:
+            out.append((name, "OK" if verdict == "ok" else "FAIL", why or ""))
+    if plan == 0:       # the whole suite skipped: "1..0 # SKIP reason"
+        return [(entry["name"], "SKIP", reason(entry))]
+    out += [("#%d" % n, "FAIL", "never reported (the run ended early)")
+            for n in range(len(out) + 1, plan + 1)]
+    return out
+
+
 def entries_of(path):
+    """Each result: a test's, or each of a TAP test's subtests, named
+    '<test>/<subtest>'."""
     with open(path) as f:
-        return [json.loads(l) for l in f if l.strip()]
+        entries = [json.loads(l) for l in f if l.strip()]
+    out = []
+    for e in entries:
+        subs = subtests(e)
+        if subs is None:
+            out.append(e)
+            continue
+        for name, result, why in subs:
+            out.append({"name": "%s/%s" % (e["name"], name) if name != e["name"] else name,
+                        "result": result, "stdout": why})
+        if e["result"] not in PASSED + SKIPPED and all(r in PASSED + SKIPPED for _, r, _ in subs):
+            out.append(e)       # failed beyond its lines (a kernel problem at the end)
+    return out
 
 
 def detail(path):
-    entries = entries_of(path)
+    entries = entries_of(path)      # a TAP test's subtests one by one
     counts = Counter(e["result"] for e in entries)
     print()
     print("Test summary: " + ", ".join("%d %s" % (n, r.lower()) for r, n in sorted(counts.items())))

@@ -287,7 +287,7 @@ def socket_mode():
     adds force_copy=1 to each port's devargs that does not set it (the vm
     suite's copy-mode variants, on a kernel whose veth offers zero-copy);
     "zero-copy" makes TestPmd check at start that every port's first queue
-    is in zero-copy mode (the vm-zc-* variants); unset, the driver chooses
+    is in zero-copy mode (the vm-zc); unset, the driver chooses
     (zero-copy where the interface offers it)."""
     mode = os.environ.get("AFXDP_SOCKET_MODE") or None
     if mode is not None and mode not in SOCKET_MODES:

@@ -36,7 +36,7 @@ polling really ran. Checks:
   - the last row turns GRO on at the port's veth (its NAPI then runs from
     the moment it is up): on a kernel that gives a NAPI id then (6.12 and
     before), busy polling must run, in copy and in zero-copy mode
-    (vm-busy_poll_veth, vm-zc-busy_poll_veth). Elsewhere whether a busy
+    (vm-copy/busy_poll_veth, vm-zc/busy_poll_veth). Elsewhere whether a busy
     poll finds frames before the kernel's own NAPI run does is timing: a
     NAPI id alone is not required to show in the count (seen: 0 or 32 of
     200 frames in copy mode on 6.12).
@@ -45,7 +45,7 @@ The level separates a warning from an info line: DPDK prints no level.
 Each row has a veth pair of its own, so that every socket binds to a veth
 that never had a program (before patches 12 and 15 a zero-copy socket on a
 reused veth busy polled the NAPI deleted with the earlier program, and its
-transmit stalled: vm-zc-crash_restart and kernel/tests' xsk_tx cover that).
+transmit stalled: vm-zc/crash_restart and kernel/tests' xsk_tx cover that).
 """
 
 import os

@@ -18,13 +18,13 @@ holds a frame of 1920 bytes, so a 9014-byte frame takes 5 descriptors).
   3. port stop/start with 9000-byte frames in flight, CYCLES times: while
      stopped every mbuf of the pool is back (no chain lost, none half kept),
      and frames flow again after the start.
-In zero-copy mode (AFXDP_SOCKET_MODE=zero-copy, vm-zc-jumbo) only 1 runs,
+In zero-copy mode (AFXDP_SOCKET_MODE=zero-copy, vm-zc/jumbo) only 1 runs,
 checking what that mode means here instead: the patched kernel's veth takes
 one buffer per frame in zero-copy mode (xdp_zc_max_segs 1), so the kernel
 binds a multi-buffer socket in copy mode; the port's state block must say
 queue.0.mode = copy, queue.0.multi_buffer = yes, and the frames arrive as
 in 1. Parts 2 and 3 would
-then repeat the copy-mode run (vm-jumbo) exactly.
+then repeat the copy-mode run (vm-copy/jumbo) exactly.
 Needs the kernel's AF_XDP multi-buffer (Linux 6.6): skipped with the reason
 on an older kernel, or with Debian's stock driver, which has none (upstream
 refuses an MTU above one chunk).

@@ -11,7 +11,7 @@ with `net_af_xdp0,iface=<veth>,<devargs>`; then:
     row asks for it: force_copy=1, and mode=skb (generic XDP copies every
     frame: the driver binds in copy mode, and its log says why, rather than
     claim a zero-copy that does not happen on the patched kernel's veth,
-    vm-zc-modes);
+    vm-zc/modes);
   - N frames of several sizes arrive: RX-packets == N, RX-bytes == their sum,
     nothing missed;
   - testpmd quits with 0 and no XDP program is left.

@@ -22,7 +22,7 @@ and two dpdk ports, net_af_xdp0/1 on p0/p1, between the hosts a and b.
    runs with a file prefix of the test's) show sockets bound for frames of
    one descriptor at MTU 1500 and, from MTU 2500 on, where OVS asks for the
    scatter offload, multi-buffer sockets (Linux 6.6 and later). With
-   AFXDP_SOCKET_MODE=zero-copy (vm-zc-ovs, the patched kernel's veth) the
+   AFXDP_SOCKET_MODE=zero-copy (vm-zc/ovs, the patched kernel's veth) the
    sockets of step 1 are zero-copy, and the multi-buffer ones copy: veth's
    zero-copy has no multi-buffer.
 4. `ovs-appctl exit` (what ovs-ctl stop does): ovs-vswitchd stops the ports

@@ -22,7 +22,7 @@ caches, which hold up to 1.5 x cache_size mbufs each and move between the
 two as lcores get and put, need no tolerance as long as they are summed), or
 held by the port: offered to the kernel in the fill ring, received but not
 yet taken from the Rx ring, or (Tx, not used by rxonly) queued for sending.
-  - While stopped (on veth, in copy mode and in zero-copy mode, vm-zc-restart:
+  - While stopped (on veth, in copy mode and in zero-copy mode, vm-zc/restart:
     the driver documents that everything comes back): avail == the pool's
     size, exactly.
   - Started and idle, with forwarding running: the Rx ring is empty, so the

@@ -5,7 +5,7 @@
 testpmd rxonly on one veth port, the peer sending a paced background stream
 (BACKGROUND_RATE per second) through all of it, so that at many stops the
 fill ring and the Rx ring hold frames the kernel has written (in zero-copy
-mode, the vm suite's vm-zc-soak: written into the UMEM by the kernel's veth,
+mode, the vm suite's vm-zc/soak: written into the UMEM by the kernel's veth,
 which is what the driver must reclaim at stop).
 
   1. Stopped once before the cycles: every mbuf of the pool is available

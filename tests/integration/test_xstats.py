@@ -40,7 +40,7 @@ EXPECTED_DRIVER = [
 # polling (the socket's rings overflow).
 OVERFLOW_COUNTERS = ["rx_dropped", "rx_ring_full"]
 # In zero-copy mode the kernel driver drops a frame for an empty fill ring
-# without rx_dropped (vm-zc-xstats): that counter shows it.
+# without rx_dropped (vm-zc/xstats): that counter shows it.
 if env.socket_mode() == "zero-copy":
     OVERFLOW_COUNTERS.append("rx_fill_ring_empty_descs")
 # Queues of the port under test (with 2, the veth gets 2 queues and the vdev

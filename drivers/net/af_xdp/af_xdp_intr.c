@@ -199,7 +199,7 @@ af_xdp_rx_queue_intr_enable(struct rte_eth_dev *dev, uint16_t qid)
 	 * fill ring drops every frame, and a drop wakes nobody), and a kernel
 	 * that waits for a kick to use the fill ring (zero-copy) gets it.
 	 * Adding the socket below polls it, and the kernel's poll of a
-	 * zero-copy socket kicks its driver as well (vm-zc-rx_intr passes
+	 * zero-copy socket kicks its driver as well (vm-zc/rx_intr passes
 	 * without this kick); this one does not rely on it.
 	 */
 	if (unlikely(rxq->fill_shortfall != 0))
