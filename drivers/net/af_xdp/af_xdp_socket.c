@@ -248,7 +248,8 @@ read_socket_mode(const struct af_xdp_port *port, struct af_xdp_socket *sock)
  * device's backpressure, as before.  The frames sent are the same, the
  * calls fewer: the driver's kicks would have run the same frames through
  * the same loop, one call after the other.  Zero-copy has no such loop in
- * sendto() (the driver's NAPI sends), so it is left alone there.
+ * sendto() (the driver's NAPI sends), so it is left alone there; and so
+ * it is with tx_budget=kernel, for comparison.
  */
 static void
 raise_tx_budget(const struct af_xdp_port *port, struct af_xdp_socket *sock)
@@ -258,7 +259,8 @@ raise_tx_budget(const struct af_xdp_port *port, struct af_xdp_socket *sock)
 	int err;
 
 	sock->tx_budget = 0;
-	if (sock->zero_copy || budget <= AF_XDP_KERNEL_TX_BUDGET)
+	if (sock->zero_copy || budget <= AF_XDP_KERNEL_TX_BUDGET ||
+	    port->args.tx_budget == AF_XDP_TX_BUDGET_KERNEL)
 		return;
 	if (setsockopt(sock->fd, SOL_XDP, XDP_MAX_TX_SKB_BUDGET, &budget, sizeof(budget)) == 0) {
 		sock->tx_budget = budget;

@@ -292,6 +292,8 @@ dump_config(FILE *f, struct rte_eth_dev *dev)
 	fprintf(f, "force_copy = %s\n", yes_no(port->args.force_copy));
 	fprintf(f, "shared_umem = %s\n", yes_no(port->args.shared_umem));
 	fprintf(f, "busy_poll.budget = %u\n", port->args.busy_budget);
+	fprintf(f, "tx_budget = %s\n",
+		port->args.tx_budget == AF_XDP_TX_BUDGET_KERNEL ? "kernel" : "auto");
 	fprintf(f, "mtu = %u\n", dev->data->mtu);
 	if (rte_eth_dev_info_get(port->port_id, &info) == 0) {
 		fprintf(f, "mtu.max = %u\n", info.max_mtu);
