@@ -41,6 +41,8 @@ def options(argv):
     ap.add_argument("--configs", default="io,l2fwd", help="bench/run.py configurations (io, l2fwd)")
     ap.add_argument("--placements", default="softirq")
     ap.add_argument("--out", help="results directory (default results/tx-budget-<date>-<time>)")
+    ap.add_argument("--report", metavar="DIR",
+                    help="only the report again, from an earlier run's results directory")
     a = ap.parse_args(argv)
     if a.quick:
         a.repeats, a.seconds = 3, 1.0
@@ -98,23 +100,27 @@ def fmt(v, spec):
 
 
 def report(a, results, meta):
+    head = ("results of %s, read again %s" % (a.report, meta["date"]) if a.report else
+            "%s; %d repeat(s) x %.1f s, interleaved" % (meta["date"], a.repeats, a.seconds))
     lines = ["# Copy mode's Tx budget per sendto(): raised vs the kernel's vs stock", "",
-             "%s; %d repeat(s) x %.1f s, interleaved; placements %s. %s" % (
-                 meta["date"], a.repeats, a.seconds, a.placements, meta["kernel"]), "",
-             "| configuration | %s Mpps | %s Mpps | %s Mpps | raised / kernel's | "
-             "raised / stock | sendto per frame, raised | sendto per frame, kernel's |"
-             % (RAISED, KERNEL, STOCK),
-             "|---|---|---|---|---|---|---|---|"]
+             "%s; placements %s. %s" % (head, a.placements, meta["kernel"]), "",
+             "| configuration | figure (median) | %s | %s | %s | raised / kernel's | "
+             "raised / stock |" % (RAISED, KERNEL, STOCK),
+             "|---|---|---|---|---|---|---|"]
+    ratio = lambda x, y: x / y if x and y else None  # noqa: E731
+    figures = [("forwarded_mpps", "forwarded Mpps", "%.3f"),
+               ("cycles_per_packet", "DUT cycles/packet (sendto included)", "%.0f"),
+               ("sendto_per_frame", "sendto() per forwarded frame", "%.4f")]
     for config in a.configs.split(","):
-        m = {lab: median(results.get((lab, config), []), "forwarded_mpps")
-             for lab in (RAISED, KERNEL, STOCK)}
-        s = {lab: median(results.get((lab, config), []), "sendto_per_frame")
-             for lab in (RAISED, KERNEL)}
-        ratio = lambda x, y: x / y if x and y else None  # noqa: E731
-        lines.append("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
-            config, fmt(m[RAISED], "%.3f"), fmt(m[KERNEL], "%.3f"), fmt(m[STOCK], "%.3f"),
-            fmt(ratio(m[RAISED], m[KERNEL]), "%.2fx"), fmt(ratio(m[RAISED], m[STOCK]), "%.2fx"),
-            fmt(s[RAISED], "%.4f"), fmt(s[KERNEL], "%.4f")))
+        for key, name, spec in figures:
+            m = {lab: median(results.get((lab, config), []), key)
+                 for lab in (RAISED, KERNEL, STOCK)}
+            if all(v is None for v in m.values()):
+                continue
+            lines.append("| %s | %s | %s | %s | %s | %s | %s |" % (
+                config, name, fmt(m[RAISED], spec), fmt(m[KERNEL], spec), fmt(m[STOCK], spec),
+                fmt(ratio(m[RAISED], m[KERNEL]), "%.2fx"),
+                fmt(ratio(m[RAISED], m[STOCK]), "%.2fx")))
     lines += ["", "Runs per cell: %s." % ", ".join(
         "%s/%s %d" % (lab, c, len(v)) for (lab, c), v in sorted(results.items())),
         "Each repeat's two bench/run.py results are in r<repeat>-stock/ and r<repeat>-kernel/."]
@@ -123,7 +129,7 @@ def report(a, results, meta):
 
 def main(argv):
     a = options(argv)
-    if os.geteuid() != 0:
+    if os.geteuid() != 0 and not a.report:
         sys.exit("tx-budget: run as root")
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
     out = os.path.abspath(a.out or os.path.join(TOP, "results", "tx-budget-" + stamp))
@@ -132,7 +138,14 @@ def main(argv):
             "kernel": "Linux %s" % os.uname().release}
     results = {}
     failed = 0
-    for rep in range(1, a.repeats + 1):
+    if a.report:
+        out = os.path.abspath(a.report)
+        reps = sorted(glob.glob(os.path.join(out, "r*-*")))
+        a.repeats = len(reps) // 2
+        for d in reps:
+            for k, v in rows_of(d, d.endswith("-kernel")).items():
+                results.setdefault(k, []).extend(v)
+    for rep in range(1, 0 if a.report else a.repeats + 1):
         order = [False, True] if rep % 2 else [True, False]
         for against in order:
             d = os.path.join(out, "r%d-%s" % (rep, "kernel" if against else "stock"))
