@@ -12,7 +12,8 @@ configuration, the median forwarded Mpps of each and the ratios of the
 medians, and for testpmd io the sendto() calls per forwarded frame
 (port 1's xstats tx_q0_wakeups / tx_q0_packets, over the run's whole life
 including warm-up); the stock driver counts none. The machine may be shared:
-the ratios are the result, not the rates.
+the ratios are the result, not the rates, and the DUT lcore's on-CPU time
+per forwarded frame the figure least moved by others taking its CPU.
 """
 
 import argparse
@@ -72,6 +73,8 @@ def rows_of(out, against):
                 continue
             label = RAISED if r["driver"] == "ours" else KERNEL if against else STOCK
             r["sendto_per_frame"] = sendto_per_frame(out, r)
+            r["oncpu_ns_per_frame"] = oncpu_ns_per_frame(r)
+            r["dir"] = out
             got.setdefault((label, r["config"]), []).append(r)
     return got
 
@@ -90,9 +93,35 @@ def sendto_per_frame(out, r):
     return xs["tx_q0_wakeups"] / xs["tx_q0_packets"]
 
 
+def oncpu_ns_per_frame(r):
+    """The DUT lcore's time on its CPU over the frames forwarded: unlike the
+    rates, it does not count the time others took the CPU from it (a shared
+    machine), though their cache misses still show."""
+    try:
+        share, secs, fwd = float(r["dut_oncpu_share"]), float(r["seconds"]), float(r["forwarded"])
+    except (KeyError, TypeError, ValueError):
+        return None
+    return share * secs * 1e9 / fwd if fwd else None
+
+
 def median(rows, key):
     vals = [float(r[key]) for r in rows if r.get(key) not in (None, "")]
     return statistics.median(vals) if vals else None
+
+
+def pair_ratios(results, config, key, other):
+    """raised / other of the two runs back to back in each bench/run.py
+    invocation: median (min-max), or None."""
+    mine = {r["dir"]: r for r in results.get((RAISED, config), [])}
+    ratios = []
+    for r in results.get((other, config), []):
+        m = mine.get(r["dir"])
+        if m and m.get(key) not in (None, "") and r.get(key) not in (None, "") and float(r[key]):
+            ratios.append(float(m[key]) / float(r[key]))
+    if not ratios:
+        return None
+    return "%.2fx (%.2f-%.2f, %d pairs)" % (statistics.median(ratios), min(ratios), max(ratios),
+                                             len(ratios))
 
 
 def fmt(v, spec):
@@ -104,11 +133,12 @@ def report(a, results, meta):
             "%s; %d repeat(s) x %.1f s, interleaved" % (meta["date"], a.repeats, a.seconds))
     lines = ["# Copy mode's Tx budget per sendto(): raised vs the kernel's vs stock", "",
              "%s; placements %s. %s" % (head, a.placements, meta["kernel"]), "",
-             "| configuration | figure (median) | %s | %s | %s | raised / kernel's | "
-             "raised / stock |" % (RAISED, KERNEL, STOCK),
+             "| configuration | figure (median) | %s | %s | %s | raised / kernel's: "
+             "median of pairs (min-max) | raised / stock: median of pairs (min-max) |"
+             % (RAISED, KERNEL, STOCK),
              "|---|---|---|---|---|---|---|"]
-    ratio = lambda x, y: x / y if x and y else None  # noqa: E731
     figures = [("forwarded_mpps", "forwarded Mpps", "%.3f"),
+               ("oncpu_ns_per_frame", "DUT lcore on-CPU ns per forwarded frame", "%.0f"),
                ("cycles_per_packet", "DUT cycles/packet (sendto included)", "%.0f"),
                ("sendto_per_frame", "sendto() per forwarded frame", "%.4f")]
     for config in a.configs.split(","):
@@ -119,8 +149,8 @@ def report(a, results, meta):
                 continue
             lines.append("| %s | %s | %s | %s | %s | %s | %s |" % (
                 config, name, fmt(m[RAISED], spec), fmt(m[KERNEL], spec), fmt(m[STOCK], spec),
-                fmt(ratio(m[RAISED], m[KERNEL]), "%.2fx"),
-                fmt(ratio(m[RAISED], m[STOCK]), "%.2fx")))
+                pair_ratios(results, config, key, KERNEL) or "n/a",
+                pair_ratios(results, config, key, STOCK) or "n/a"))
     lines += ["", "Runs per cell: %s." % ", ".join(
         "%s/%s %d" % (lab, c, len(v)) for (lab, c), v in sorted(results.items())),
         "Each repeat's two bench/run.py results are in r<repeat>-stock/ and r<repeat>-kernel/."]
