@@ -241,8 +241,8 @@ read_socket_mode(const struct af_xdp_port *port, struct af_xdp_socket *sock)
  * Copy mode sends in the sendto() that kicks it, at most the socket's Tx
  * budget of descriptors per call (32 unless raised: Linux 6.17's
  * XDP_MAX_TX_SKB_BUDGET); the kernel then says EAGAIN and the driver kicks
- * again until the ring is empty (af_xdp_tx.c), so a burst of testpmd's
- * 64 frames costs two calls.  A budget of the Tx ring's size, the most the
+ * again until the ring is empty or no completion comes (af_xdp_tx.c), so a
+ * burst of testpmd's 64 frames costs two calls.  A budget of the Tx ring's size, the most the
  * kernel takes, lets one call drain whatever the ring holds: the kernel's
  * loop then stops only on an empty ring, a full completion ring or the
  * device's backpressure, as before.  The frames sent are the same, the
