@@ -17,11 +17,31 @@
 #   --smoke      1 repeat x 0.3 s: does everything run?
 #   bench/run.py --help lists the rest (--repeats, --seconds, --configs,
 #   --placements, --out, --label, --no-micro, ...).
+#   --tx-budget  copy mode's Tx budget per sendto() instead (bench/tx_budget.py):
+#                ours with the raised budget, with tx_budget=kernel and the
+#                stock driver, interleaved; testpmd io and the l2fwd example;
+#                sendto() calls per forwarded frame (~6 min; --quick ~2 min)
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 build_dir=${BUILD_DIR:-$top/build}
 [ "$(id -u)" -eq 0 ] || { echo "bench.sh: run as root: it creates network namespaces and XDP programs" >&2; exit 1; }
+
+# Copy mode's Tx budget (issue 24): bench/tx_budget.py runs bench/run.py
+# twice per repeat, ours against the stock driver and ours against ours
+# with tx_budget=kernel, and puts the three side by side.
+tx_budget_bench() {
+	echo "== set-up and build (scripts/setup.sh)"
+	"$top/scripts/setup.sh" | tail -n 2
+	export PYTHONPATH=$top/python${PYTHONPATH:+:$PYTHONPATH}
+	local py=/usr/bin/python3
+	[ -x "$py" ] || py=python3
+	exec "$py" "$top/bench/tx_budget.py" --build "$build_dir" "$@"
+}
+if [ "${1:-}" = "--tx-budget" ]; then
+	shift
+	tx_budget_bench "$@"
+fi
 
 line=
 if [ "${1:-}" = "--dpdk" ]; then

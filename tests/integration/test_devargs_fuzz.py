@@ -41,7 +41,8 @@ REFUSED = "No probed ethernet devices"
 BANNER = "probed by af_xdp_direct"
 
 KEYS = ["iface", "start_queue", "queue_count", "shared_umem", "xdp_prog", "busy_budget",
-        "force_copy", "use_cni", "use_pinned_map", "dp_path", "mode", "redirect", "tx_csum"]
+        "force_copy", "use_cni", "use_pinned_map", "dp_path", "mode", "redirect", "tx_csum",
+        "tx_budget"]
 UNKNOWN_KEYS = ["foo", "IFACE", "queue-count", "queue_count2", " iface", "iface ", "\u00e9",
                 "k" * 300, "iface[0]", "mode\t"]
 # Values a valid devargs string may have, per key ({iface}: the test's veth).
@@ -55,6 +56,7 @@ VALID = {
     "mode": ["drv", "skb"],
     "redirect": ["auto", "map"],
     "tx_csum": ["auto", "sw"],
+    "tx_budget": ["auto", "kernel"],
 }
 BAD_VALUES = ["", "-1", "0", "1", "2", "7", "65535", "65536", "4294967295", "4294967296",
               "18446744073709551616", "9" * 40, "0x10", "010", "1e3", "1.5", "+1", " 1", "1 ",

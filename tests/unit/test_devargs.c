@@ -63,6 +63,7 @@ test_defaults(void)
 	CHECK_EQ(da.redirect, AF_XDP_REDIRECT_AUTO);
 	CHECK_EQ(da.redirect_given, 0);
 	CHECK_EQ(da.tx_csum, AF_XDP_TX_CSUM_AUTO);
+	CHECK_EQ(da.tx_budget, AF_XDP_TX_BUDGET_AUTO);
 }
 
 static void
@@ -108,6 +109,10 @@ test_every_key(void)
 	CHECK_EQ(da.tx_csum, AF_XDP_TX_CSUM_SW);
 	expect_ok("iface=a,tx_csum=auto");
 	CHECK_EQ(da.tx_csum, AF_XDP_TX_CSUM_AUTO);
+	expect_ok("iface=a,tx_budget=kernel");
+	CHECK_EQ(da.tx_budget, AF_XDP_TX_BUDGET_KERNEL);
+	expect_ok("iface=a,tx_budget=auto");
+	CHECK_EQ(da.tx_budget, AF_XDP_TX_BUDGET_AUTO);
 }
 
 static void
@@ -174,6 +179,8 @@ test_booleans_and_mode(void)
 	expect_error("iface=a,redirect=", "redirect", NULL);
 	expect_error("iface=a,tx_csum=hw", "tx_csum", "hw");
 	expect_error("iface=a,tx_csum=", "tx_csum", NULL);
+	expect_error("iface=a,tx_budget=64", "tx_budget", "64");
+	expect_error("iface=a,tx_budget=", "tx_budget", NULL);
 }
 
 /* expect_error() with the path of a readable regular file written into args_fmt. */

@@ -250,6 +250,7 @@ struct af_xdp_socket {
 	 */
 	bool chunks_back_at_close;
 	bool multi_buffer;		/* bound with XDP_USE_SG: frames of several descriptors */
+	uint32_t tx_budget;		/* descriptors per sendto() we set; 0: the kernel's default */
 };
 
 /* What a port keeps per queue index, for queue_count indexes. */

@@ -251,6 +251,28 @@ arg_tx_csum(const char *key, const char *value, struct af_xdp_devargs *da,
 		    key, value);
 }
 
+static const char * const tx_budget_names[] = {
+	[AF_XDP_TX_BUDGET_AUTO] = "auto",
+	[AF_XDP_TX_BUDGET_KERNEL] = "kernel",
+};
+
+static int
+arg_tx_budget(const char *key, const char *value, struct af_xdp_devargs *da,
+	      char *err, size_t len)
+{
+	unsigned int i;
+
+	for (i = 0; i < RTE_DIM(tx_budget_names); i++) {
+		if (strcmp(value, tx_budget_names[i]) == 0) {
+			da->tx_budget = (enum af_xdp_tx_budget)i;
+			return 0;
+		}
+	}
+	return fail(err, len,
+		    "invalid %s '%s': expected auto (copy mode sends the whole Tx ring per sendto() where the kernel allows it, Linux 6.17+) or kernel (the kernel's default, 32)",
+		    key, value);
+}
+
 static const struct {
 	const char *key;
 	arg_parser_t parse;
@@ -268,6 +290,7 @@ static const struct {
 	{ AF_XDP_ARG_MODE, arg_mode },
 	{ AF_XDP_ARG_REDIRECT, arg_redirect },
 	{ AF_XDP_ARG_TX_CSUM, arg_tx_csum },
+	{ AF_XDP_ARG_TX_BUDGET, arg_tx_budget },
 };
 
 static arg_parser_t
@@ -301,6 +324,7 @@ set_defaults(struct af_xdp_devargs *da)
 	da->mode = AF_XDP_ATTACH_AUTO;
 	da->redirect = AF_XDP_REDIRECT_AUTO;
 	da->tx_csum = AF_XDP_TX_CSUM_AUTO;
+	da->tx_budget = AF_XDP_TX_BUDGET_AUTO;
 }
 
 /* Rules between arguments, once each one is valid on its own. */

@@ -32,6 +32,7 @@
 #define AF_XDP_ARG_MODE			"mode"
 #define AF_XDP_ARG_REDIRECT		"redirect"
 #define AF_XDP_ARG_TX_CSUM		"tx_csum"
+#define AF_XDP_ARG_TX_BUDGET		"tx_budget"
 
 /* The parameter string shown by dpdk-pmdinfo.py and in --help of apps. */
 #define AF_XDP_PARAMS_STRING \
@@ -47,7 +48,8 @@
 	AF_XDP_ARG_DP_PATH "=<path> " \
 	AF_XDP_ARG_MODE "=<drv|skb|hw> " \
 	AF_XDP_ARG_REDIRECT "=<auto|direct|map> " \
-	AF_XDP_ARG_TX_CSUM "=<auto|sw>"
+	AF_XDP_ARG_TX_CSUM "=<auto|sw> " \
+	AF_XDP_ARG_TX_BUDGET "=<auto|kernel>"
 
 /* Busy polling budget when busy_budget is not given (as the stock driver). */
 #define AF_XDP_DEFAULT_BUSY_BUDGET 64
@@ -81,6 +83,12 @@ enum af_xdp_tx_csum {
 	AF_XDP_TX_CSUM_SW,	/* the driver, always: for tests and comparison */
 };
 
+/* The Tx descriptors one sendto() sends in copy mode (af_xdp_socket.c). */
+enum af_xdp_tx_budget {
+	AF_XDP_TX_BUDGET_AUTO,		/* the Tx ring's size where the kernel takes it (6.17+) */
+	AF_XDP_TX_BUDGET_KERNEL,	/* the kernel's default, always: for comparison */
+};
+
 struct af_xdp_devargs {
 	char iface[IFNAMSIZ];
 	uint32_t start_queue;
@@ -97,6 +105,7 @@ struct af_xdp_devargs {
 	enum af_xdp_redirect redirect;
 	bool redirect_given;
 	enum af_xdp_tx_csum tx_csum;
+	enum af_xdp_tx_budget tx_budget;
 };
 
 /*

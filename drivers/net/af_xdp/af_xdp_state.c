@@ -167,6 +167,7 @@ record_socket(const struct af_xdp_socket *sock, struct af_xdp_state_queue *q)
 	q->fd = sock->fd;
 	q->zero_copy = sock->zero_copy;
 	q->multi_buffer = sock->multi_buffer;
+	q->tx_budget = sock->tx_budget;
 	q->umem_registered = af_xdp_umem_fd(sock->umem) == sock->fd;
 }
 
@@ -291,6 +292,8 @@ dump_config(FILE *f, struct rte_eth_dev *dev)
 	fprintf(f, "force_copy = %s\n", yes_no(port->args.force_copy));
 	fprintf(f, "shared_umem = %s\n", yes_no(port->args.shared_umem));
 	fprintf(f, "busy_poll.budget = %u\n", port->args.busy_budget);
+	fprintf(f, "tx_budget = %s\n",
+		port->args.tx_budget == AF_XDP_TX_BUDGET_KERNEL ? "kernel" : "auto");
 	fprintf(f, "mtu = %u\n", dev->data->mtu);
 	if (rte_eth_dev_info_get(port->port_id, &info) == 0) {
 		fprintf(f, "mtu.max = %u\n", info.max_mtu);
@@ -354,6 +357,22 @@ dump_busy_poll(FILE *f, uint16_t i, const struct af_xdp_port *port,
 		usecs == 0 ? "refused" : usecs < 0 ? "unknown" : "no-napi-id");
 }
 
+/*
+ * The Tx descriptors one sendto() sends in copy mode: the budget the
+ * socket raised (XDP_MAX_TX_SKB_BUDGET, Linux 6.17+), else the kernel's
+ * default; none where sendto() sends nothing itself (zero-copy, no Tx ring).
+ */
+static void
+dump_tx_budget(FILE *f, uint16_t i, const struct af_xdp_state_queue *q)
+{
+	if (q->zero_copy || q->ring_tx == 0)
+		fprintf(f, "queue.%u.tx_skb_budget = none\n", i);
+	else if (q->tx_budget == 0)
+		fprintf(f, "queue.%u.tx_skb_budget = default\n", i);
+	else
+		fprintf(f, "queue.%u.tx_skb_budget = %u\n", i, q->tx_budget);
+}
+
 /* Queue index i's socket: fd is its descriptor in this process, -1 if none. */
 static void
 dump_queue(FILE *f, struct rte_eth_dev *dev, uint16_t i, int fd)
@@ -371,6 +390,7 @@ dump_queue(FILE *f, struct rte_eth_dev *dev, uint16_t i, int fd)
 	fprintf(f, "queue.%u.ring.fill = %u\n", i, q->ring_fill);
 	fprintf(f, "queue.%u.ring.tx = %u\n", i, q->ring_tx);
 	fprintf(f, "queue.%u.ring.completion = %u\n", i, q->ring_comp);
+	dump_tx_budget(f, i, q);
 	fprintf(f, "queue.%u.umem.chunk_size = %u\n", i, q->chunk_size);
 	fprintf(f, "queue.%u.umem.headroom = %u\n", i, AF_XDP_PACKET_HEADROOM);
 	fprintf(f, "queue.%u.umem.frame_max = %u\n", i, q->frame_max);

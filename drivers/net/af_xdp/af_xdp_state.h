@@ -45,6 +45,7 @@ struct af_xdp_state_queue {
 	uint32_t frame_max;
 	uint32_t netdev_queue;
 	uint32_t ring_rx, ring_fill, ring_tx, ring_comp;
+	uint32_t tx_budget;		/* XDP_MAX_TX_SKB_BUDGET set; 0: the kernel's default */
 	int fd;				/* the primary's descriptor: the kernel's view */
 	bool zero_copy;
 	bool multi_buffer;

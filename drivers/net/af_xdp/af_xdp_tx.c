@@ -32,15 +32,9 @@
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 
+#include "af_xdp_compat.h"
 #include "af_xdp_csum.h"
 #include "af_xdp_tx.h"
-
-/*
- * In copy mode the kernel transmits at most this many descriptors per
- * sendto() (MAX_PER_SOCKET_BUDGET in net/xdp/xsk.c); kicks beyond what the
- * ring holds would be wasted syscalls.
- */
-#define AF_XDP_COPY_MODE_TX_BUDGET 32
 
 /* At stop, how long completions of frames the kernel took may take to come. */
 #define AF_XDP_TX_RELEASE_TRIES 100
@@ -252,11 +246,18 @@ put_frame_slow(struct af_xdp_tx_queue *txq, struct rte_mbuf *m, uint32_t queued,
 	return (int)n;
 }
 
-/* Ask the kernel to send what the ring holds; copy mode sends in the call. */
+/*
+ * Ask the kernel to send what the ring holds; copy mode sends in the call,
+ * at most its Tx budget of descriptors per call: AF_XDP_KERNEL_TX_BUDGET,
+ * or the ring's size where the socket raised it (af_xdp_socket.c), and
+ * then one call drains the ring.  Kick until the ring is empty, at most as
+ * often as the kernel's least budget takes for a full ring: kicks beyond
+ * what the ring holds would be wasted syscalls.
+ */
 static void
 tx_wakeup(struct af_xdp_tx_queue *txq)
 {
-	unsigned int kicks = 1 + txq->tx.size / AF_XDP_COPY_MODE_TX_BUDGET;
+	unsigned int kicks = 1 + txq->tx.size / AF_XDP_KERNEL_TX_BUDGET;
 
 	do {
 		txq->stats.wakeups++;
