@@ -43,6 +43,21 @@ while read -r dir; do
 	mount --bind "/run/host-tmp/${dir#/tmp/}" "$dir"
 done <"$share/host-tmp"
 
+# DPDK's plugin directory with only the drivers vm-run.sh listed
+# (dpdk-plugins: "<directory> <file>" lines): EAL loads every one there
+# into each process, which costs seconds a start under TCG. The whole
+# directory stays visible under /run/dpdk-plugins-all.
+if [ -s "$share/dpdk-plugins" ]; then
+	for dir in $(cut -d' ' -f1 "$share/dpdk-plugins" | sort -u); do
+		all=/run/dpdk-plugins-all$dir used=/run/dpdk-plugins-used$dir
+		mkdir -p "$all" "$used"
+		mount --bind "$dir" "$all"
+		grep "^$dir " "$share/dpdk-plugins" | cut -d' ' -f2 | while read -r f; do
+			ln -s "$all/$f" "$used/$f"
+		done
+		mount --bind "$used" "$dir"
+	done
+fi
 . "$share/env.sh"
 AFXDP_VM_RESULTS=$share/results
 AFXDP_VM_KEEP=$share/keep

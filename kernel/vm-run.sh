@@ -49,6 +49,9 @@
 #   AFXDP_VM_ALLOW_KERNEL_WARN=1  do not fail a job during which the kernel
 #                       logged a WARNING or BUG (by default that turns a
 #                       successful status into 1; dmesg.txt in the results)
+#   AFXDP_VM_DPDK_PLUGINS  all: the guest's DPDK plugin directory as the
+#                       host's (default: the drivers the tests can use, see
+#                       dpdk_plugins_used)
 #   AFXDP_VM_TCG        multi (default: a host thread per vCPU) or single (one
 #                       host thread runs the vCPUs in turn: slower, but no
 #                       vCPU ever runs code another is patching)
@@ -122,6 +125,31 @@ host_tmp_dirs() {
 	done | sort -u
 }
 
+# EAL loads every library of Debian's DPDK plugin directory into each DPDK
+# process: 128 drivers, whose relocation and constructors take most of a
+# testpmd's start under TCG (14 s of 15 on a loaded machine). The guest's
+# directory holds only the libraries its DPDK programs can use here: the
+# buses, mempool and common drivers, the null, ring and af_xdp net drivers,
+# and what testpmd, dpdk-proc-info and Open vSwitch link (loaded by ld.so in any
+# case), with what those link in turn. Lines "<directory> <file name>".
+dpdk_plugins_used() {
+	local dir libs
+	for dir in /usr/lib/*/dpdk/pmds-*; do
+		[ -d "$dir" ] || continue
+		libs=$(cd "$dir" && ls | grep -E '^librte_((bus|mempool|common)_|net_(af_xdp|null|ring)\.)'
+			ldd /usr/bin/dpdk-testpmd /usr/bin/dpdk-proc-info \
+				/usr/lib/openvswitch-switch-dpdk/ovs-vswitchd-dpdk 2>/dev/null |
+				awk '$1 ~ /^librte_/ {print $1}')
+		libs=$( (cd "$dir" && echo "$libs" && ldd $(echo "$libs" | sort -u) 2>/dev/null |
+			awk '$1 ~ /^librte_/ {print $1}') | sort -u)
+		for lib in $libs; do
+			[ -e "$dir/$lib" ] || continue
+			# each name EAL may list: lib.so, lib.so.N, lib.so.N.M
+			(cd "$dir" && ls -d "${lib%%.so*}".so*) | sed "s#^#$dir #"
+		done
+	done | sort -u
+}
+
 timeout_s=${AFXDP_VM_TIMEOUT:-1200}
 cpus=${AFXDP_VM_CPUS:-2}
 mem=${AFXDP_VM_MEM:-2G}
@@ -157,6 +185,7 @@ trap 'exit 143' TERM
 } >"$share/job.sh"
 echo "${AFXDP_VM_HUGEPAGES:-256}" >"$share/hugepages"
 host_tmp_dirs "$@" >"$share/host-tmp"
+[ "${AFXDP_VM_DPDK_PLUGINS:-used}" = all ] || dpdk_plugins_used >"$share/dpdk-plugins"
 mkdir -p "$share/keep"
 
 init=$KERNEL_DIR/vm-init.sh
