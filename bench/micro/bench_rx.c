@@ -132,7 +132,7 @@ main(int argc, char **argv)
 	if (sim_eal_init_huge(argv[0], o.huge_dir) < 0)
 		return 1;
 	if (o.burst_fn == NULL)		/* as the driver chooses, which needs EAL's settings */
-		o.burst_fn = af_xdp_rx_burst_select(o.multi_buffer, &o.build);
+		o.burst_fn = af_xdp_rx_burst_select(o.multi_buffer, false, &o.build);
 	else if (o.multi_buffer)
 		o.burst_fn = o.burst_fn_mb;
 

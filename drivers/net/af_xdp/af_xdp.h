@@ -196,6 +196,7 @@ struct af_xdp_rx_queue {
 	uint32_t idle_polls;		/* empty polls, to look at the fill ring now and then */
 	bool busy_poll_check;		/* see on the first frames if busy polling works */
 	bool scatter;			/* multi-descriptor frames delivered as mbuf chains */
+	uint32_t rx_meta;		/* AF_XDP_RX_META_*: Rx offloads from the XDP metadata */
 	struct af_xdp_rx_chain chain;
 	struct af_xdp_rx_stats stats;
 
@@ -280,6 +281,8 @@ struct af_xdp_port {
 	enum af_xdp_redirect redirect;
 	int32_t redirect_xsk_helper;	/* from the kernel's BTF, for afxdp_direct */
 	int32_t redirect_xsk_action;
+	/* AF_XDP_RX_META_* the configured Rx offloads need: the program bound to the interface. */
+	uint32_t rx_meta;
 
 	struct af_xdp_prog_attachment *prog;
 	int xskmap_fd;			/* -1 when none */

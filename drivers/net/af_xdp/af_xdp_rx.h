@@ -28,6 +28,7 @@
 #include <rte_vect.h>
 
 #include "af_xdp.h"
+#include "af_xdp_bpf_abi.h"
 
 /*
  * An mbuf's fields are set in two steps.  When it is offered to the kernel
@@ -466,28 +467,82 @@ af_xdp_rx_burst_common(struct af_xdp_rx_queue *rxq, struct rte_mbuf **bufs, uint
 	return (uint16_t)nb_rx;
 }
 
+/*
+ * Rx offloads: the values the port's program wrote in front of each frame
+ * (struct af_xdp_rx_meta; only before a frame's first descriptor) into its
+ * mbuf.  Only the bursts of a port with Rx offloads do this, after the
+ * plain burst: without, the burst is the same code as before.  The offer
+ * zeroed ol_flags, vlan_tci and hash.rss; valid is written for every
+ * frame, so stale bytes in the headroom are never taken.  Any tag protocol
+ * (0x8100, 0x88a8) is reported stripped: the tag is not in the frame.
+ */
+static __rte_always_inline void
+af_xdp_rx_meta_to_mbufs(uint32_t want, struct rte_mbuf **bufs, uint32_t n)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *m = bufs[i];
+		const struct af_xdp_rx_meta *meta =
+			rte_pktmbuf_mtod_offset(m, const struct af_xdp_rx_meta *,
+						-(int)sizeof(struct af_xdp_rx_meta));
+		const uint32_t valid = meta->valid & want;
+		uint64_t ol = 0;
+
+		if (valid & AF_XDP_RX_META_HASH) {
+			m->hash.rss = meta->hash;
+			ol = RTE_MBUF_F_RX_RSS_HASH;
+		}
+		if (valid & AF_XDP_RX_META_VLAN) {
+			m->vlan_tci = meta->vlan_tci;
+			ol |= RTE_MBUF_F_RX_VLAN | RTE_MBUF_F_RX_VLAN_STRIPPED;
+		}
+		m->ol_flags = ol;
+	}
+}
+
+/* The burst of a port with Rx offloads: the plain one, then the metadata. */
+static __rte_always_inline uint16_t
+af_xdp_rx_burst_meta(struct af_xdp_rx_queue *rxq, struct rte_mbuf **bufs, uint16_t nb_pkts,
+		     const bool multi_buffer)
+{
+	uint16_t n = af_xdp_rx_burst_common(rxq, bufs, nb_pkts, multi_buffer);
+
+	af_xdp_rx_meta_to_mbufs(rxq->rx_meta, bufs, n);
+	return n;
+}
+
 /* The two builds of the burst, each for single- and for multi-buffer frames. */
 uint16_t af_xdp_rx_burst_baseline(void *queue, struct rte_mbuf **bufs, uint16_t nb_pkts);
 uint16_t af_xdp_rx_burst_multi_buffer_baseline(void *queue, struct rte_mbuf **bufs,
 					       uint16_t nb_pkts);
+/* The same with the Rx offloads' metadata (af_xdp_rx_burst_meta()). */
+uint16_t af_xdp_rx_burst_meta_baseline(void *queue, struct rte_mbuf **bufs, uint16_t nb_pkts);
+uint16_t af_xdp_rx_burst_meta_multi_buffer_baseline(void *queue, struct rte_mbuf **bufs,
+						    uint16_t nb_pkts);
 #ifdef AF_XDP_HAVE_X86_64_V3
 uint16_t af_xdp_rx_burst_x86_64_v3(void *queue, struct rte_mbuf **bufs, uint16_t nb_pkts);
 uint16_t af_xdp_rx_burst_multi_buffer_x86_64_v3(void *queue, struct rte_mbuf **bufs,
 						uint16_t nb_pkts);
+uint16_t af_xdp_rx_burst_meta_x86_64_v3(void *queue, struct rte_mbuf **bufs, uint16_t nb_pkts);
+uint16_t af_xdp_rx_burst_meta_multi_buffer_x86_64_v3(void *queue, struct rte_mbuf **bufs,
+						     uint16_t nb_pkts);
 #endif
 
 /*
  * The burst for this machine, for frames of one descriptor or (socket bound
- * with XDP_USE_SG) of several, and the name of its build as the logs and
- * rx_burst_mode_get() give it.
+ * with XDP_USE_SG) of several, with the Rx offloads' metadata (meta) or
+ * without, and the name of its build as the logs and rx_burst_mode_get()
+ * give it.
  */
-eth_rx_burst_t af_xdp_rx_burst_select(bool multi_buffer, const char **name);
+eth_rx_burst_t af_xdp_rx_burst_select(bool multi_buffer, bool meta, const char **name);
 
 /*
  * The name of the build behind burst, or NULL when it is not one of ours;
- * *multi_buffer tells whether it takes frames of several descriptors.
+ * *multi_buffer tells whether it takes frames of several descriptors, *meta
+ * whether it reads the Rx offloads' metadata.
  */
-const char *af_xdp_rx_burst_name(eth_rx_burst_t burst, bool *multi_buffer);
+const char *af_xdp_rx_burst_name(eth_rx_burst_t burst, bool *multi_buffer, bool *meta);
 
 /*
  * Serve the queue from a socket's Rx and fill rings (fd: for wakeups, -1
