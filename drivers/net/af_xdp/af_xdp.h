@@ -196,7 +196,9 @@ struct af_xdp_rx_queue {
 	uint32_t idle_polls;		/* empty polls, to look at the fill ring now and then */
 	bool busy_poll_check;		/* see on the first frames if busy polling works */
 	bool scatter;			/* multi-descriptor frames delivered as mbuf chains */
-	uint32_t rx_meta;		/* AF_XDP_RX_META_*: Rx offloads from the XDP metadata */
+	/* Rx offloads from the XDP metadata (af_xdp_rx.h): */
+	uint64_t rx_meta_ol;		/* the mbuf flags they may set; 0: none */
+	uintptr_t meta_delta;		/* mbuf + frame offset + this: its struct af_xdp_rx_meta */
 	struct af_xdp_rx_chain chain;
 	struct af_xdp_rx_stats stats;
 

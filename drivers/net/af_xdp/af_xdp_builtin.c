@@ -190,16 +190,21 @@ load_only(struct bpf_object *obj, const struct bpf_program *chosen)
 }
 
 /*
- * The Rx-metadata program: which values to fetch, and bound to the
- * interface, as the metadata functions require.  libbpf adds
+ * The Rx-metadata program: which values to fetch, the mbuf flags that say
+ * they are there, and bound to the interface, as the metadata functions
+ * require.  libbpf adds
  * BPF_F_XDP_HAS_FRAGS at load (section xdp.frags).
  */
 static int
 bind_to_iface(const struct af_xdp_port *port, struct bpf_object *obj, struct bpf_program *prog)
 {
 	uint32_t want = port->rx_meta;
+	uint64_t ol_hash = RTE_MBUF_F_RX_RSS_HASH;
+	uint64_t ol_vlan = RTE_MBUF_F_RX_VLAN | RTE_MBUF_F_RX_VLAN_STRIPPED;
 
-	if (set_rodata(obj, RX_META_WANT_VAR_NAME, &want, sizeof(want)) != 0)
+	if (set_rodata(obj, RX_META_WANT_VAR_NAME, &want, sizeof(want)) != 0 ||
+	    set_rodata(obj, "rx_ol_rss_hash", &ol_hash, sizeof(ol_hash)) != 0 ||
+	    set_rodata(obj, "rx_ol_vlan", &ol_vlan, sizeof(ol_vlan)) != 0)
 		return -EINVAL;
 	bpf_program__set_ifindex(prog, (uint32_t)port->ifindex);
 	return bpf_program__set_flags(prog, bpf_program__flags(prog) | BPF_F_XDP_DEV_BOUND_ONLY);

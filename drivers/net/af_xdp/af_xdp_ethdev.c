@@ -741,7 +741,7 @@ serve_queues(struct rte_eth_dev *dev, uint16_t i, const struct af_xdp_socket *so
 		return 0;
 	af_xdp_rxq_bind(rxq, &sock->rx, &sock->fill, layout, sock->fd);
 	rxq->scatter = scatter_rx(dev);
-	rxq->rx_meta = port->rx_meta;
+	rxq->rx_meta_ol = af_xdp_rx_meta_ol_flags(port->rx_meta);
 	rxq->zero_copy = sock->zero_copy;
 	/* Not with Rx interrupts: af_xdp_intr.c says why. */
 	if (!af_xdp_intr_rxq(dev) && setup_busy_poll(port, rxq) != 0)

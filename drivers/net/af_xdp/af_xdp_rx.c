@@ -72,6 +72,8 @@ af_xdp_rxq_bind(struct af_xdp_rx_queue *rxq, const struct xsk_ring *rx,
 	rxq->rx = *rx;
 	rxq->fill = *fill;
 	rxq->mbuf_base = layout->mbuf_base;
+	/* The frame is at area + chunk + offset, its mbuf at mbuf_base + chunk. */
+	rxq->meta_delta = layout->area - layout->mbuf_base - sizeof(struct af_xdp_rx_meta);
 	rxq->rearm_template = rearm_template(rxq->port_id);
 	rxq->offered_mark = offered_mark(
 		__atomic_fetch_add(&next_binding_serial, 1, __ATOMIC_RELAXED));
@@ -214,13 +216,13 @@ af_xdp_rx_check_busy_poll(struct af_xdp_rx_queue *rxq)
 uint16_t
 af_xdp_rx_burst_baseline(void *queue, struct rte_mbuf **bufs, uint16_t nb_pkts)
 {
-	return af_xdp_rx_burst_common(queue, bufs, nb_pkts, false);
+	return af_xdp_rx_burst_common(queue, bufs, nb_pkts, false, false);
 }
 
 uint16_t
 af_xdp_rx_burst_multi_buffer_baseline(void *queue, struct rte_mbuf **bufs, uint16_t nb_pkts)
 {
-	return af_xdp_rx_burst_common(queue, bufs, nb_pkts, true);
+	return af_xdp_rx_burst_common(queue, bufs, nb_pkts, true, false);
 }
 
 uint16_t

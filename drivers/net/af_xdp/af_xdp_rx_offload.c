@@ -77,6 +77,14 @@ af_xdp_rx_meta_want(uint64_t offloads)
 	       ((offloads & RTE_ETH_RX_OFFLOAD_VLAN_STRIP) ? AF_XDP_RX_META_VLAN : 0);
 }
 
+uint64_t
+af_xdp_rx_meta_ol_flags(uint32_t want)
+{
+	return ((want & AF_XDP_RX_META_HASH) ? RTE_MBUF_F_RX_RSS_HASH : 0) |
+	       ((want & AF_XDP_RX_META_VLAN) ?
+		RTE_MBUF_F_RX_VLAN | RTE_MBUF_F_RX_VLAN_STRIPPED : 0);
+}
+
 const char *
 af_xdp_rx_meta_names(uint32_t want)
 {

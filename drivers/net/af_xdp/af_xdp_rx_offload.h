@@ -38,8 +38,11 @@
  */
 uint64_t af_xdp_rx_offload_capa(const struct af_xdp_port *port, const char **why);
 
-/* The AF_XDP_RX_META_* values the Rx offloads offloads need. */
+/* The AF_XDP_RX_META_* values the Rx offloads need. */
 uint32_t af_xdp_rx_meta_want(uint64_t offloads);
+
+/* The mbuf flags the values want may set (af_xdp_rx_queue.rx_meta_ol). */
+uint64_t af_xdp_rx_meta_ol_flags(uint32_t want);
 
 /* "rss_hash,vlan_strip", "rss_hash", ... or "none", for want. */
 const char *af_xdp_rx_meta_names(uint32_t want);

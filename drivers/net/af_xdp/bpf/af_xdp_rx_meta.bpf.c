@@ -7,14 +7,15 @@
  * afxdp_direct (af_xdp_redirect.bpf.c), but each frame first gets a
  * struct af_xdp_rx_meta in front of it (bpf_xdp_adjust_meta), filled by
  * the XDP metadata kernel functions of the interface: its receive hash and
- * the VLAN tag it took out of the frame.  The driver maps them onto the
- * mbuf (af_xdp_rx.h).
+ * the VLAN tag it took out of the frame, laid out as the mbuf holds them,
+ * with the mbuf's flags for them (whose values the driver sets before
+ * load).  The driver moves them into the mbuf (af_xdp_rx.h).
  *
  * The kernel functions need a device-bound program: the driver loads one
  * of these with the interface's index and BPF_F_XDP_DEV_BOUND_ONLY and
  * attaches it alone, in native mode (af_xdp_rx_offload.c).  A function the
  * interface does not implement answers -EOPNOTSUPP (or -ENODATA for a frame
- * without the value): the field is then not marked valid.  rx_meta_want,
+ * without the value): the field then stays 0 and its flag clear.  rx_meta_want,
  * set before load, says which functions to call: the verifier drops the
  * calls of those not asked for.
  *
@@ -33,32 +34,41 @@ extern int bpf_xdp_metadata_rx_hash(const struct xdp_md *ctx, __u32 *hash,
 extern int bpf_xdp_metadata_rx_vlan_tag(const struct xdp_md *ctx, __be16 *vlan_proto,
 					__u16 *vlan_tci) __ksym;
 
-/* AF_XDP_RX_META_*: the values the port's offloads need, set before load. */
+/* Set before load: AF_XDP_RX_META_*, the kfuncs the port's offloads need... */
 const volatile __u32 rx_meta_want = 0;
+/* ...and the mbuf flags that say their values are there (RTE_MBUF_F_RX_*). */
+const volatile __u64 rx_ol_rss_hash = 0;
+const volatile __u64 rx_ol_vlan = 0;
 
 /*
  * The metadata in front of the frame; -1 when the interface's driver gives
- * the frame no room for it (no data_meta).
+ * the frame no room for it (no data_meta).  The kfuncs write their values
+ * only on success: the fields are zeroed first.  The tag's protocol (802.1Q
+ * or 802.1ad) is not passed on: either is reported as a stripped tag.
  */
 static __always_inline int
 write_meta(struct xdp_md *ctx)
 {
 	struct af_xdp_rx_meta *meta;
-	__u32 valid = 0;
+	enum xdp_rss_hash_type type = XDP_RSS_TYPE_NONE;
+	__be16 proto = 0;
+	__u64 ol = 0;
 
 	if (bpf_xdp_adjust_meta(ctx, -(int)sizeof(*meta)) != 0)
 		return -1;
 	meta = (void *)(long)ctx->data_meta;
 	if ((void *)(meta + 1) > (void *)(long)ctx->data)
 		return -1;
+	meta->zero = 0;
+	meta->vlan_tci = 0;
+	meta->hash = 0;
 	if ((rx_meta_want & AF_XDP_RX_META_HASH) &&
-	    bpf_xdp_metadata_rx_hash(ctx, &meta->hash,
-				     (enum xdp_rss_hash_type *)&meta->hash_type) == 0)
-		valid |= AF_XDP_RX_META_HASH;
+	    bpf_xdp_metadata_rx_hash(ctx, &meta->hash, &type) == 0)
+		ol |= rx_ol_rss_hash;
 	if ((rx_meta_want & AF_XDP_RX_META_VLAN) &&
-	    bpf_xdp_metadata_rx_vlan_tag(ctx, &meta->vlan_proto, &meta->vlan_tci) == 0)
-		valid |= AF_XDP_RX_META_VLAN;
-	meta->valid = valid;
+	    bpf_xdp_metadata_rx_vlan_tag(ctx, &proto, &meta->vlan_tci) == 0)
+		ol |= rx_ol_vlan;
+	meta->ol_flags = ol;
 	return 0;
 }
 
