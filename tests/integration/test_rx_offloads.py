@@ -21,6 +21,10 @@ records, per source port, the skb hash the sending kernel computed
               would); testpmd with --rx-offloads vlan_strip, one queue:
               every frame shows the tag's tci, its length without the tag
               (the tag is not in the bytes) and no RSS hash (not asked).
+  refusals    mode=skb: neither offered (device-bound programs run in native
+              mode only); someone else's XDP program on the interface: the
+              port asking for an Rx offload does not start and the program
+              stays (the bound program runs alone, never over another).
 """
 
 import collections
@@ -92,6 +96,8 @@ def check_rss_hash(t, net, dut, gen):
         t.require(st.get("state") == "started", "rss_hash: port started")
         t.equal(st.get("rx.offloads"), "rss_hash", "rss_hash: state rx.offloads")
         t.equal(st.get("rx.offloads.capa"), "rss_hash,vlan_strip", "rss_hash: state rx.offloads.capa")
+        t.equal(st.get("rx.offloads.capa.reason"), "iface-kfuncs",
+                "rss_hash: state rx.offloads.capa.reason (netlink's xdp-rx-metadata-features)")
         t.equal(st.get("xdp.program"), "afxdp_meta_map", "rss_hash: state xdp.program")
         t.equal(st.get("xdp.dispatcher"), "no", "rss_hash: state xdp.dispatcher")
         t.equal(st.get("xdp.attach_mode"), "drv", "rss_hash: state xdp.attach_mode")
@@ -132,11 +138,36 @@ def check_vlan_strip(t, net, dut, gen):
         t.quit_testpmd(tp, net)
 
 
+def check_refusals(t, net, dut, gen):
+    """Generic mode: nothing offered.  Someone else's program on the
+    interface: the bound program is not attached over it, the port does not
+    start, and that program stays."""
+    port, _ = net.veth(dut, "d2", gen, "g2")
+    with testpmd.TestPmd(dut, ["net_af_xdp0,iface=%s,mode=skb" % port.name],
+                         fwd="rxonly") as tp:
+        capa = tp.cmd("show port 0 rx_offload capabilities")
+        t.check("RSS_HASH" not in capa and "VLAN_STRIP" not in capa,
+                "mode=skb: neither RSS_HASH nor VLAN_STRIP offered", capa)
+        st = state.read(tp)
+        t.equal((st.get("rx.offloads.capa"), st.get("rx.offloads.capa.reason")),
+                ("none", "not-native-mode"), "mode=skb: state rx.offloads.capa and reason")
+        t.quit_testpmd(tp, net)
+    prog_id, _ = bpf.attach_object(port, bpf.obj("xdp_no_xsks_map"))
+    with testpmd.TestPmd(dut, ["net_af_xdp0,iface=%s" % port.name], fwd="rxonly",
+                         app_extra=["--rx-offloads=0x%x" % RX_OFFLOAD_VLAN_STRIP]) as tp:
+        t.equal(state.read(tp).get("state"), "stopped",
+                "foreign program: the port with Rx offloads does not start")
+        t.equal(bpf.attached_prog_id(port), prog_id, "foreign program: still attached, same id")
+        t.equal(tp.quit()[0], 0, "foreign program: testpmd exit code after quit")
+    port.ip("link", "set", "dev", port.name, "xdp", "off")
+
+
 def main(t):
     with topo.Topology() as net:
         dut, gen = net.netns("dut"), net.netns("gen")
         check_rss_hash(t, net, dut, gen)
         check_vlan_strip(t, net, dut, gen)
+        check_refusals(t, net, dut, gen)
 
 
 if __name__ == "__main__":
