@@ -199,6 +199,7 @@ struct af_xdp_rx_queue {
 	/* Rx offloads from the XDP metadata (af_xdp_rx.h): */
 	uint64_t rx_meta_ol;		/* the mbuf flags they may set; 0: none */
 	uintptr_t meta_delta;		/* mbuf + frame offset + this: its struct af_xdp_rx_meta */
+	int32_t timestamp_offset;	/* the timestamp dynamic field's; -1 without TIMESTAMP */
 	struct af_xdp_rx_chain chain;
 	struct af_xdp_rx_stats stats;
 
@@ -285,6 +286,8 @@ struct af_xdp_port {
 	int32_t redirect_xsk_action;
 	/* AF_XDP_RX_META_* the configured Rx offloads need: the program bound to the interface. */
 	uint32_t rx_meta;
+	int rx_timestamp_offset;	/* the timestamp dynamic field, with TIMESTAMP */
+	uint64_t rx_timestamp_flag;	/* and its flag */
 
 	struct af_xdp_prog_attachment *prog;
 	int xskmap_fd;			/* -1 when none */

@@ -201,10 +201,12 @@ bind_to_iface(const struct af_xdp_port *port, struct bpf_object *obj, struct bpf
 	uint32_t want = port->rx_meta;
 	uint64_t ol_hash = RTE_MBUF_F_RX_RSS_HASH;
 	uint64_t ol_vlan = RTE_MBUF_F_RX_VLAN | RTE_MBUF_F_RX_VLAN_STRIPPED;
+	uint64_t ol_timestamp = port->rx_timestamp_flag;
 
 	if (set_rodata(obj, RX_META_WANT_VAR_NAME, &want, sizeof(want)) != 0 ||
 	    set_rodata(obj, "rx_ol_rss_hash", &ol_hash, sizeof(ol_hash)) != 0 ||
-	    set_rodata(obj, "rx_ol_vlan", &ol_vlan, sizeof(ol_vlan)) != 0)
+	    set_rodata(obj, "rx_ol_vlan", &ol_vlan, sizeof(ol_vlan)) != 0 ||
+	    set_rodata(obj, "rx_ol_timestamp", &ol_timestamp, sizeof(ol_timestamp)) != 0)
 		return -EINVAL;
 	bpf_program__set_ifindex(prog, (uint32_t)port->ifindex);
 	return bpf_program__set_flags(prog, bpf_program__flags(prog) | BPF_F_XDP_DEV_BOUND_ONLY);

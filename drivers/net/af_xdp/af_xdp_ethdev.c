@@ -291,11 +291,9 @@ af_xdp_dev_configure(struct rte_eth_dev *dev)
 				"RSS is the kernel's: configure it on %s with ethtool -X; each queue gets what the interface steers to its channel",
 				port->args.iface);
 	/* ethdev checked the offloads against dev_info's: the kernel has them. */
-	port->rx_meta = af_xdp_rx_meta_want(conf->rxmode.offloads);
-	if (port->rx_meta != 0)
-		AF_XDP_PORT_LOG(INFO, port,
-				"Rx offloads %s: from the XDP metadata of %s, through the built-in program bound to it, which must run alone there (no libxdp dispatcher)",
-				af_xdp_rx_meta_names(port->rx_meta), port->args.iface);
+	ret = af_xdp_rx_offload_configure(port, conf->rxmode.offloads);
+	if (ret != 0)
+		return ret;
 	ret = check_mtu(dev, dev->data->mtu);
 	return ret != 0 ? ret : af_xdp_intr_configure(dev);
 }
@@ -741,7 +739,8 @@ serve_queues(struct rte_eth_dev *dev, uint16_t i, const struct af_xdp_socket *so
 		return 0;
 	af_xdp_rxq_bind(rxq, &sock->rx, &sock->fill, layout, sock->fd);
 	rxq->scatter = scatter_rx(dev);
-	rxq->rx_meta_ol = af_xdp_rx_meta_ol_flags(port->rx_meta);
+	rxq->rx_meta_ol = af_xdp_rx_meta_ol_flags(port->rx_meta, port->rx_timestamp_flag);
+	rxq->timestamp_offset = port->rx_timestamp_offset;
 	rxq->zero_copy = sock->zero_copy;
 	/* Not with Rx interrupts: af_xdp_intr.c says why. */
 	if (!af_xdp_intr_rxq(dev) && setup_busy_poll(port, rxq) != 0)
@@ -987,6 +986,7 @@ static const struct eth_dev_ops af_xdp_ops = {
 	.dev_set_link_up = af_xdp_link_set_up,
 	.dev_set_link_down = af_xdp_link_set_down,
 	.dev_infos_get = af_xdp_dev_info,
+	.read_clock = af_xdp_rx_offload_read_clock,
 	.link_update = af_xdp_link_update,
 	.promiscuous_enable = af_xdp_promiscuous_enable,
 	.promiscuous_disable = af_xdp_promiscuous_disable,
@@ -1022,6 +1022,7 @@ static const struct eth_dev_ops af_xdp_ops = {
  */
 static const struct eth_dev_ops af_xdp_secondary_ops = {
 	.dev_infos_get = af_xdp_dev_info,
+	.read_clock = af_xdp_rx_offload_read_clock,
 	.link_update = af_xdp_link_update,
 	.rxq_info_get = af_xdp_rxq_info,
 	.txq_info_get = af_xdp_txq_info,

@@ -73,7 +73,9 @@ af_xdp_rxq_bind(struct af_xdp_rx_queue *rxq, const struct xsk_ring *rx,
 	rxq->fill = *fill;
 	rxq->mbuf_base = layout->mbuf_base;
 	/* The frame is at area + chunk + offset, its mbuf at mbuf_base + chunk. */
-	rxq->meta_delta = layout->area - layout->mbuf_base - sizeof(struct af_xdp_rx_meta);
+	rxq->meta_delta = layout->area - layout->mbuf_base - sizeof(struct af_xdp_rx_meta) +
+			  offsetof(struct af_xdp_rx_meta, ol_flags);
+	rxq->timestamp_offset = -1;
 	rxq->rearm_template = rearm_template(rxq->port_id);
 	rxq->offered_mark = offered_mark(
 		__atomic_fetch_add(&next_binding_serial, 1, __ATOMIC_RELAXED));

@@ -21,6 +21,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <sys/socket.h>
@@ -31,6 +32,9 @@
 
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
+
+#include <rte_errno.h>
+#include <rte_mbuf_dyn.h>
 
 #include "af_xdp_bpf_abi.h"
 #include "af_xdp_libxdp.h"
@@ -177,43 +181,81 @@ af_xdp_rx_offload_capa(const struct af_xdp_port *port, const char **why)
 	}
 	if (iface_rx_metadata(port->ifindex, &features) != 0) {
 		*why = "iface-features-unknown";	/* netlink says nothing */
-		return 0;
+		return RTE_ETH_RX_OFFLOAD_TIMESTAMP;
 	}
 	capa = ((features & NETDEV_GENL_XDP_RX_METADATA_HASH) ? RTE_ETH_RX_OFFLOAD_RSS_HASH : 0) |
 	       ((features & NETDEV_GENL_XDP_RX_METADATA_VLAN_TAG) ?
 		RTE_ETH_RX_OFFLOAD_VLAN_STRIP : 0);
 	*why = capa != 0 ? "iface-kfuncs" : "iface-lacks-kfuncs";
-	return capa;
+	/* The program's own stamp: whatever the interface implements. */
+	return capa | RTE_ETH_RX_OFFLOAD_TIMESTAMP;
 }
 
 uint32_t
 af_xdp_rx_meta_want(uint64_t offloads)
 {
 	return ((offloads & RTE_ETH_RX_OFFLOAD_RSS_HASH) ? AF_XDP_RX_META_HASH : 0) |
-	       ((offloads & RTE_ETH_RX_OFFLOAD_VLAN_STRIP) ? AF_XDP_RX_META_VLAN : 0);
+	       ((offloads & RTE_ETH_RX_OFFLOAD_VLAN_STRIP) ? AF_XDP_RX_META_VLAN : 0) |
+	       ((offloads & RTE_ETH_RX_OFFLOAD_TIMESTAMP) ? AF_XDP_RX_META_TIMESTAMP : 0);
 }
 
 uint64_t
-af_xdp_rx_meta_ol_flags(uint32_t want)
+af_xdp_rx_meta_ol_flags(uint32_t want, uint64_t timestamp_flag)
 {
 	return ((want & AF_XDP_RX_META_HASH) ? RTE_MBUF_F_RX_RSS_HASH : 0) |
 	       ((want & AF_XDP_RX_META_VLAN) ?
-		RTE_MBUF_F_RX_VLAN | RTE_MBUF_F_RX_VLAN_STRIPPED : 0);
+		RTE_MBUF_F_RX_VLAN | RTE_MBUF_F_RX_VLAN_STRIPPED : 0) |
+	       ((want & AF_XDP_RX_META_TIMESTAMP) ? timestamp_flag : 0);
 }
 
 const char *
 af_xdp_rx_meta_names(uint32_t want)
 {
-	switch (want & (AF_XDP_RX_META_HASH | AF_XDP_RX_META_VLAN)) {
-	case AF_XDP_RX_META_HASH:
-		return "rss_hash";
-	case AF_XDP_RX_META_VLAN:
-		return "vlan_strip";
-	case AF_XDP_RX_META_HASH | AF_XDP_RX_META_VLAN:
-		return "rss_hash,vlan_strip";
-	default:
-		return "none";
+	static const char * const names[] = {
+		"none", "rss_hash", "vlan_strip", "rss_hash,vlan_strip",
+		"timestamp", "rss_hash,timestamp", "vlan_strip,timestamp",
+		"rss_hash,vlan_strip,timestamp",
+	};
+
+	return names[want & (AF_XDP_RX_META_HASH | AF_XDP_RX_META_VLAN |
+			     AF_XDP_RX_META_TIMESTAMP)];
+}
+
+int
+af_xdp_rx_offload_configure(struct af_xdp_port *port, uint64_t offloads)
+{
+	int ret;
+
+	port->rx_meta = af_xdp_rx_meta_want(offloads);
+	port->rx_timestamp_offset = -1;
+	port->rx_timestamp_flag = 0;
+	if (port->rx_meta & AF_XDP_RX_META_TIMESTAMP) {
+		ret = rte_mbuf_dyn_rx_timestamp_register(&port->rx_timestamp_offset,
+							 &port->rx_timestamp_flag);
+		if (ret != 0) {
+			AF_XDP_PORT_LOG(ERR, port,
+					"Rx timestamps: cannot register the timestamp dynamic field: %s",
+					rte_strerror(rte_errno));
+			port->rx_meta = 0;
+			return -rte_errno;
+		}
 	}
+	if (port->rx_meta != 0)
+		AF_XDP_PORT_LOG(INFO, port,
+				"Rx offloads %s: from the XDP metadata of %s, through the built-in program bound to it, which must run alone there (no libxdp dispatcher)",
+				af_xdp_rx_meta_names(port->rx_meta), port->args.iface);
+	return 0;
+}
+
+int
+af_xdp_rx_offload_read_clock(struct rte_eth_dev *dev __rte_unused, uint64_t *clock)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_TAI, &ts) != 0)
+		return -errno;
+	*clock = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	return 0;
 }
 
 /* Why the attach failed, in words the user can act on. */

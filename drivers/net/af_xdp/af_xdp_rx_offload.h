@@ -30,7 +30,8 @@
 #endif
 
 /* The Rx offloads that come from the XDP metadata. */
-#define AF_XDP_RX_META_OFFLOADS (RTE_ETH_RX_OFFLOAD_RSS_HASH | RTE_ETH_RX_OFFLOAD_VLAN_STRIP)
+#define AF_XDP_RX_META_OFFLOADS (RTE_ETH_RX_OFFLOAD_RSS_HASH | RTE_ETH_RX_OFFLOAD_VLAN_STRIP | \
+				 RTE_ETH_RX_OFFLOAD_TIMESTAMP)
 
 /*
  * The Rx metadata offloads the port can offer, or 0 and *why: a short token
@@ -41,10 +42,19 @@ uint64_t af_xdp_rx_offload_capa(const struct af_xdp_port *port, const char **why
 /* The AF_XDP_RX_META_* values the Rx offloads need. */
 uint32_t af_xdp_rx_meta_want(uint64_t offloads);
 
-/* The mbuf flags the values want may set (af_xdp_rx_queue.rx_meta_ol). */
-uint64_t af_xdp_rx_meta_ol_flags(uint32_t want);
+/* The mbuf flags the values want may set (af_xdp_rx_queue.rx_meta_ol), timestamp_flag among them. */
+uint64_t af_xdp_rx_meta_ol_flags(uint32_t want, uint64_t timestamp_flag);
 
-/* "rss_hash,vlan_strip", "rss_hash", ... or "none", for want. */
+/*
+ * At configure: the port's Rx metadata (port->rx_meta) for the offloads,
+ * the timestamp dynamic field registered when TIMESTAMP is among them.
+ */
+int af_xdp_rx_offload_configure(struct af_xdp_port *port, uint64_t offloads);
+
+/* The read_clock op: the clock the Rx timestamps are in, CLOCK_TAI in ns. */
+int af_xdp_rx_offload_read_clock(struct rte_eth_dev *dev, uint64_t *clock);
+
+/* "rss_hash,vlan_strip,timestamp", "rss_hash", ... or "none", for want. */
 const char *af_xdp_rx_meta_names(uint32_t want);
 
 /*

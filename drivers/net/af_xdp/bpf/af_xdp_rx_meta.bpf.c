@@ -7,7 +7,7 @@
  * afxdp_direct (af_xdp_redirect.bpf.c), but each frame first gets a
  * struct af_xdp_rx_meta in front of it (bpf_xdp_adjust_meta), filled by
  * the XDP metadata kernel functions of the interface: its receive hash and
- * the VLAN tag it took out of the frame, laid out as the mbuf holds them,
+ * the VLAN tag it took out of the frame, a CLOCK_TAI stamp, laid out as the mbuf holds them,
  * with the mbuf's flags for them (whose values the driver sets before
  * load).  The driver moves them into the mbuf (af_xdp_rx.h).
  *
@@ -39,6 +39,7 @@ const volatile __u32 rx_meta_want = 0;
 /* ...and the mbuf flags that say their values are there (RTE_MBUF_F_RX_*). */
 const volatile __u64 rx_ol_rss_hash = 0;
 const volatile __u64 rx_ol_vlan = 0;
+const volatile __u64 rx_ol_timestamp = 0;	/* the timestamp's dynamic flag */
 
 /*
  * The metadata in front of the frame; -1 when the interface's driver gives
@@ -62,12 +63,22 @@ write_meta(struct xdp_md *ctx)
 	meta->zero = 0;
 	meta->vlan_tci = 0;
 	meta->hash = 0;
+	meta->timestamp = 0;
 	if ((rx_meta_want & AF_XDP_RX_META_HASH) &&
 	    bpf_xdp_metadata_rx_hash(ctx, &meta->hash, &type) == 0)
 		ol |= rx_ol_rss_hash;
 	if ((rx_meta_want & AF_XDP_RX_META_VLAN) &&
 	    bpf_xdp_metadata_rx_vlan_tag(ctx, &proto, &meta->vlan_tci) == 0)
 		ol |= rx_ol_vlan;
+	/*
+	 * A software stamp, in the clock the port's read_clock gives: veth's
+	 * bpf_xdp_metadata_rx_timestamp() answers 0 (no hardware stamp), and
+	 * a NIC's would be in its own clock.
+	 */
+	if (rx_meta_want & AF_XDP_RX_META_TIMESTAMP) {
+		meta->timestamp = bpf_ktime_get_tai_ns();
+		ol |= rx_ol_timestamp;
+	}
 	meta->ol_flags = ol;
 	return 0;
 }
