@@ -18,7 +18,9 @@ records, per source port, the skb hash the sending kernel computed
               each the very hash the sending kernel recorded for the flow.
   vlan_strip  the tc program also pushes VLAN tag TEST_TCI out of band
               (bpf_skb_vlan_push, as a VLAN device with tx-vlan-offload
-              would); testpmd with --rx-offloads vlan_strip, one queue:
+              would); testpmd with --rx-offloads vlan_strip, one queue, and
+              the scatter offload (the burst for frames of several
+              descriptors, which moves the metadata after the frame):
               every frame shows the tag's tci, its length without the tag
               (the tag is not in the bytes) and no RSS hash (not asked).
   timestamp   --enable-rx-timestamp, one queue: every frame carries the
@@ -140,9 +142,12 @@ def check_vlan_strip(t, net, dut, gen):
     if tc_attach(peer, "tc/hash_vlan") is None:
         return
     with testpmd.TestPmd(dut, ["net_af_xdp0,iface=%s" % port.name], fwd="rxonly",
-                         app_extra=["--rx-offloads=0x%x" % RX_OFFLOAD_VLAN_STRIP]) as tp:
+                         app_extra=["--rx-offloads=0x%x" % RX_OFFLOAD_VLAN_STRIP,
+                                    "--enable-scatter"]) as tp:
         st = state.read(tp)
         t.require(st.get("state") == "started", "vlan_strip: port started")
+        t.equal(st.get("rx.burst"), "multi-buffer",
+                "vlan_strip: the multi-buffer burst (--enable-scatter): metadata on the frames' heads")
         t.equal(st.get("rx.offloads"), "vlan_strip", "vlan_strip: state rx.offloads")
         t.equal(st.get("xdp.program"), "afxdp_meta_map", "vlan_strip: state xdp.program")
         lines = received(t, tp, port, peer, "vlan_strip")
