@@ -20,6 +20,10 @@
  * --multi-buffer measures the burst for frames of several descriptors
  * (sockets bound with XDP_USE_SG): with --frame beyond a chunk, each frame
  * then takes several.
+ *
+ * --rx-meta measures the burst of a port with Rx offloads (RSS hash and
+ * VLAN strip): every frame comes with a valid hash and tag in front of it,
+ * as the Rx-metadata program writes them.
  */
 
 #include <getopt.h>
@@ -43,6 +47,9 @@ struct options {
 	const char *huge_dir;	/* NULL: 4 KB pages */
 	eth_rx_burst_t burst_fn;
 	eth_rx_burst_t burst_fn_mb;
+	eth_rx_burst_t burst_fn_meta;
+	eth_rx_burst_t burst_fn_meta_mb;
+	bool rx_meta;
 	const char *build;
 	bool multi_buffer;
 	unsigned long bursts;
@@ -62,6 +69,7 @@ parse_options(int argc, char **argv, struct options *o)
 		{ "build", required_argument, NULL, 'i' },
 		{ "huge-dir", required_argument, NULL, 'h' },
 		{ "multi-buffer", no_argument, NULL, 'm' },
+		{ "rx-meta", no_argument, NULL, 'x' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -75,10 +83,13 @@ parse_options(int argc, char **argv, struct options *o)
 		case 'f': o->frame = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'h': o->huge_dir = optarg; break;
 		case 'm': o->multi_buffer = true; break;
+		case 'x': o->rx_meta = true; break;
 		case 'i':
 			if (strcmp(optarg, "baseline") == 0) {
 				o->burst_fn = af_xdp_rx_burst_baseline;
 				o->burst_fn_mb = af_xdp_rx_burst_multi_buffer_baseline;
+				o->burst_fn_meta = af_xdp_rx_burst_meta_baseline;
+				o->burst_fn_meta_mb = af_xdp_rx_burst_meta_multi_buffer_baseline;
 #ifdef AF_XDP_HAVE_X86_64_V3
 			} else if (strcmp(optarg, "x86-64-v3") == 0) {
 				if (!rte_cpu_get_flag_enabled(RTE_CPUFLAG_AVX2) ||
@@ -89,6 +100,8 @@ parse_options(int argc, char **argv, struct options *o)
 				}
 				o->burst_fn = af_xdp_rx_burst_x86_64_v3;
 				o->burst_fn_mb = af_xdp_rx_burst_multi_buffer_x86_64_v3;
+				o->burst_fn_meta = af_xdp_rx_burst_meta_x86_64_v3;
+				o->burst_fn_meta_mb = af_xdp_rx_burst_meta_multi_buffer_x86_64_v3;
 #endif
 			} else {
 				fprintf(stderr, "unknown --build %s\n", optarg);
@@ -97,7 +110,7 @@ parse_options(int argc, char **argv, struct options *o)
 			o->build = optarg;
 			break;
 		default:
-			fprintf(stderr, "usage: %s [--bursts N] [--burst B] [--ring R] [--frame LEN] [--build baseline|x86-64-v3] [--multi-buffer] [--huge-dir DIR]\n",
+			fprintf(stderr, "usage: %s [--bursts N] [--burst B] [--ring R] [--frame LEN] [--build baseline|x86-64-v3] [--multi-buffer] [--rx-meta] [--huge-dir DIR]\n",
 				argv[0]);
 			return -1;
 		}
@@ -109,6 +122,22 @@ parse_options(int argc, char **argv, struct options *o)
 		return -1;
 	}
 	return 0;
+}
+
+/* The Rx metadata in front of where the simulated kernel puts a frame, in every mbuf. */
+static void
+write_meta(struct rte_mempool *mp __rte_unused, void *arg, void *obj,
+	   unsigned int idx)
+{
+	const struct af_xdp_umem_layout *layout = arg;
+	uintptr_t chunk = (uintptr_t)obj - layout->mbuf_base;
+	struct af_xdp_rx_meta *meta =
+		(void *)(layout->area + chunk + AF_XDP_PACKET_HEADROOM - sizeof(*meta));
+
+	*meta = (struct af_xdp_rx_meta){
+		.ol_flags = RTE_MBUF_F_RX_RSS_HASH | RTE_MBUF_F_RX_VLAN | RTE_MBUF_F_RX_VLAN_STRIPPED,
+		.vlan_tci = 100, .hash = 0x9e3779b9u * idx,
+	};
 }
 
 int
@@ -132,7 +161,9 @@ main(int argc, char **argv)
 	if (sim_eal_init_huge(argv[0], o.huge_dir) < 0)
 		return 1;
 	if (o.burst_fn == NULL)		/* as the driver chooses, which needs EAL's settings */
-		o.burst_fn = af_xdp_rx_burst_select(o.multi_buffer, &o.build);
+		o.burst_fn = af_xdp_rx_burst_select(o.multi_buffer, o.rx_meta, &o.build);
+	else if (o.rx_meta)
+		o.burst_fn = o.multi_buffer ? o.burst_fn_meta_mb : o.burst_fn_meta;
 	else if (o.multi_buffer)
 		o.burst_fn = o.burst_fn_mb;
 
@@ -149,6 +180,11 @@ main(int argc, char **argv)
 	rxq.port_id = 0;
 	af_xdp_rxq_bind(&rxq, &rx.view, &fill.view, &layout, -1);
 	rxq.scatter = o.multi_buffer;
+	if (o.rx_meta) {
+		rxq.rx_meta_ol = RTE_MBUF_F_RX_RSS_HASH | RTE_MBUF_F_RX_VLAN |
+				 RTE_MBUF_F_RX_VLAN_STRIPPED;
+		rte_mempool_obj_iter(mp, write_meta, &layout);
+	}
 	af_xdp_rxq_fill(&rxq);
 
 	for (i = 0; i < o.bursts; i++) {
@@ -167,13 +203,18 @@ main(int argc, char **argv)
 			fprintf(stderr, "burst %lu: got %u of %u\n", i, got, o.burst);
 			return 1;
 		}
+		if (o.rx_meta && !(bufs[0]->ol_flags & RTE_MBUF_F_RX_RSS_HASH)) {
+			fprintf(stderr, "burst %lu: no RSS hash from the metadata\n", i);
+			return 1;
+		}
 		cycles += t1 - t0;
 		packets += got;
 		rte_pktmbuf_free_bulk(bufs, got);
 		cycles_with_free += rte_rdtsc_precise() - t0;
 	}
 
-	printf("build %s%s\n", o.build, o.multi_buffer ? ", multi-buffer" : "");
+	printf("build %s%s%s\n", o.build, o.multi_buffer ? ", multi-buffer" : "",
+	       o.rx_meta ? ", rx-meta" : "");
 	printf("packets %" PRIu64 "\n", packets);
 	printf("bursts %lu of %u\n", o.bursts, o.burst);
 	printf("cycles_per_packet %.2f\n", (double)cycles / (double)packets);

@@ -196,6 +196,10 @@ struct af_xdp_rx_queue {
 	uint32_t idle_polls;		/* empty polls, to look at the fill ring now and then */
 	bool busy_poll_check;		/* see on the first frames if busy polling works */
 	bool scatter;			/* multi-descriptor frames delivered as mbuf chains */
+	/* Rx offloads from the XDP metadata (af_xdp_rx.h): */
+	uint64_t rx_meta_ol;		/* the mbuf flags they may set; 0: none */
+	uintptr_t meta_delta;		/* mbuf + frame offset + this: its struct af_xdp_rx_meta */
+	int32_t timestamp_offset;	/* the timestamp dynamic field's; -1 without TIMESTAMP */
 	struct af_xdp_rx_chain chain;
 	struct af_xdp_rx_stats stats;
 
@@ -281,6 +285,10 @@ struct af_xdp_port {
 	enum af_xdp_redirect redirect;
 	int32_t redirect_xsk_helper;	/* from the kernel's BTF, for afxdp_direct */
 	int32_t redirect_xsk_action;
+	/* AF_XDP_RX_META_* the configured Rx offloads need: the program bound to the interface. */
+	uint32_t rx_meta;
+	int rx_timestamp_offset;	/* the timestamp dynamic field, with TIMESTAMP */
+	uint64_t rx_timestamp_flag;	/* and its flag */
 
 	struct af_xdp_prog_attachment *prog;
 	int xskmap_fd;			/* -1 when none */

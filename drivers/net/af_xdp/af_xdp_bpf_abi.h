@@ -48,4 +48,33 @@ struct af_xdp_owner {
 	__u32 reserved;
 };
 
+/*
+ * What the Rx-metadata programs (bpf/af_xdp_rx_meta.bpf.c) write in front
+ * of every frame they redirect (bpf_xdp_adjust_meta): the values the
+ * interface's XDP metadata kfuncs gave, laid out as the mbuf wants them, so
+ * that the receive burst moves them with two loads and two stores
+ * (af_xdp_rx.h).  The kernel copies the area into the UMEM right before the
+ * frame.  Every field is written for every frame, 0 where the kfunc gave no
+ * value, so bytes a previous user of the chunk left there are never taken
+ * for values.  The size is a multiple of 4, as the kernel wants.
+ */
+#define AF_XDP_RX_META_HASH	(1u << 0)	/* rx_meta_want: call bpf_xdp_metadata_rx_hash() */
+#define AF_XDP_RX_META_VLAN	(1u << 1)	/* call bpf_xdp_metadata_rx_vlan_tag() */
+#define AF_XDP_RX_META_TIMESTAMP (1u << 2)	/* stamp with bpf_ktime_get_tai_ns() */
+
+struct af_xdp_rx_meta {
+	/* CLOCK_TAI when the program ran, in ns: for the timestamp dynamic field. */
+	__u64 timestamp;
+	/*
+	 * The mbuf's Rx flags for the values present: the program ORs in the
+	 * flag values the driver set before load (rx_ol_rss_hash, rx_ol_vlan),
+	 * and the driver masks the word with them again.
+	 */
+	__u64 ol_flags;
+	/* The mbuf's data_len, vlan_tci, hash.rss, in their order: one 8-byte move. */
+	__u16 zero;		/* 0: the driver ORs data_len in */
+	__u16 vlan_tci;		/* bpf_xdp_metadata_rx_vlan_tag(), host order */
+	__u32 hash;		/* bpf_xdp_metadata_rx_hash() */
+};
+
 #endif /* AF_XDP_BPF_ABI_H */

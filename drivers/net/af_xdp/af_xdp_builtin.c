@@ -8,7 +8,9 @@
  * prepared for it before load (the running kernel's helper number patched
  * into afxdp_direct's call, .rodata set through BTF: the owner mark and
  * the action value), and afxdp_direct's per-CPU counters of the frames
- * that did not go straight to a socket.
+ * that did not go straight to a socket.  A port with Rx offloads runs the
+ * same from the Rx-metadata object (bpf/af_xdp_rx_meta.bpf.c), bound to
+ * its interface (af_xdp_rx_offload.c).
  */
 
 #include <errno.h>
@@ -23,25 +25,35 @@
 #include "af_xdp_kernel.h"
 #include "af_xdp_libxdp.h"
 #include "af_xdp_owner.h"
+#include "af_xdp_rx_offload.h"
 
 #define ACTION_VAR_NAME "xdp_redirect_xsk_action"
+#define RX_META_WANT_VAR_NAME "rx_meta_want"
 
 /* The default program, built by clang with the project (bpf/). */
 extern const unsigned char af_xdp_bpf_obj[];
 extern const size_t af_xdp_bpf_obj_len;
+/* The same programs writing the Rx metadata first (Rx offloads). */
+extern const unsigned char af_xdp_rx_meta_bpf_obj[];
+extern const size_t af_xdp_rx_meta_bpf_obj_len;
 
 const char *
 af_xdp_builtin_name(const struct af_xdp_port *port)
 {
-	return port->redirect == AF_XDP_REDIRECT_DIRECT ? AF_XDP_PROG_DIRECT_NAME :
-	       AF_XDP_PROG_MAP_NAME;
+	bool direct = port->redirect == AF_XDP_REDIRECT_DIRECT;
+
+	if (port->rx_meta != 0)
+		return direct ? AF_XDP_PROG_META_DIRECT_NAME : AF_XDP_PROG_META_MAP_NAME;
+	return direct ? AF_XDP_PROG_DIRECT_NAME : AF_XDP_PROG_MAP_NAME;
 }
 
 bool
 af_xdp_builtin_has_name(const char *name)
 {
 	return strcmp(name, AF_XDP_PROG_MAP_NAME) == 0 ||
-	       strcmp(name, AF_XDP_PROG_DIRECT_NAME) == 0;
+	       strcmp(name, AF_XDP_PROG_DIRECT_NAME) == 0 ||
+	       strcmp(name, AF_XDP_PROG_META_MAP_NAME) == 0 ||
+	       strcmp(name, AF_XDP_PROG_META_DIRECT_NAME) == 0;
 }
 
 /*
@@ -165,53 +177,99 @@ set_owner_mark(struct bpf_object *obj)
 	return ret != 0 ? ret : set_rodata(obj, AF_XDP_OWNER_VAR, &owner, sizeof(owner));
 }
 
+/* Only the chosen program is loaded: the object's others are not. */
+static int
+load_only(struct bpf_object *obj, const struct bpf_program *chosen)
+{
+	struct bpf_program *p;
+
+	bpf_object__for_each_program(p, obj)
+		if (p != chosen && bpf_program__set_autoload(p, false) != 0)
+			return -EINVAL;
+	return 0;
+}
+
+/*
+ * The Rx-metadata program: which values to fetch, the mbuf flags that say
+ * they are there, and bound to the interface, as the metadata functions
+ * require.  libbpf adds
+ * BPF_F_XDP_HAS_FRAGS at load (section xdp.frags).
+ */
+static int
+bind_to_iface(const struct af_xdp_port *port, struct bpf_object *obj, struct bpf_program *prog)
+{
+	uint32_t want = port->rx_meta;
+	uint64_t ol_hash = RTE_MBUF_F_RX_RSS_HASH;
+	uint64_t ol_vlan = RTE_MBUF_F_RX_VLAN | RTE_MBUF_F_RX_VLAN_STRIPPED;
+	uint64_t ol_timestamp = port->rx_timestamp_flag;
+
+	if (set_rodata(obj, RX_META_WANT_VAR_NAME, &want, sizeof(want)) != 0 ||
+	    set_rodata(obj, "rx_ol_rss_hash", &ol_hash, sizeof(ol_hash)) != 0 ||
+	    set_rodata(obj, "rx_ol_vlan", &ol_vlan, sizeof(ol_vlan)) != 0 ||
+	    set_rodata(obj, "rx_ol_timestamp", &ol_timestamp, sizeof(ol_timestamp)) != 0)
+		return -EINVAL;
+	bpf_program__set_ifindex(prog, (uint32_t)port->ifindex);
+	return bpf_program__set_flags(prog, bpf_program__flags(prog) | BPF_F_XDP_DEV_BOUND_ONLY);
+}
+
 int
 af_xdp_builtin_open(const struct af_xdp_port *port, struct xdp_program **progp,
 		    struct bpf_object **objp)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, opts, .object_name = "af_xdp_direct");
 	bool direct = port->redirect == AF_XDP_REDIRECT_DIRECT;
-	const char *name = direct ? AF_XDP_PROG_DIRECT_NAME : AF_XDP_PROG_MAP_NAME;
+	bool meta = port->rx_meta != 0;
+	const char *name = af_xdp_builtin_name(port);
 	DECLARE_LIBXDP_OPTS(xdp_program_opts, xopts, .prog_name = name);
 	uint32_t action = (uint32_t)port->redirect_xsk_action;
-	struct bpf_program *chosen, *other;
 	struct bpf_map *xskmap, *fallbacks;
-	struct xdp_program *prog;
+	struct xdp_program *prog = NULL;
+	struct bpf_program *chosen;
 	struct bpf_object *obj;
 
-	obj = bpf_object__open_mem(af_xdp_bpf_obj, af_xdp_bpf_obj_len, &opts);
+	obj = meta ? bpf_object__open_mem(af_xdp_rx_meta_bpf_obj, af_xdp_rx_meta_bpf_obj_len, &opts) :
+	      bpf_object__open_mem(af_xdp_bpf_obj, af_xdp_bpf_obj_len, &opts);
 	if (obj == NULL) {
 		AF_XDP_PORT_LOG(ERR, port, "cannot open the built-in XDP object: %s",
 				af_xdp_lib_strerror(errno));
 		return -EINVAL;
 	}
 	chosen = bpf_object__find_program_by_name(obj, name);
-	other = bpf_object__find_program_by_name(obj, direct ? AF_XDP_PROG_MAP_NAME :
-						 AF_XDP_PROG_DIRECT_NAME);
 	xskmap = bpf_object__find_map_by_name(obj, AF_XDP_XSKMAP_NAME);
 	fallbacks = bpf_object__find_map_by_name(obj, AF_XDP_FALLBACKS_MAP_NAME);
-	if (chosen == NULL || other == NULL || xskmap == NULL || fallbacks == NULL ||
-	    bpf_program__set_autoload(other, false) != 0 ||
+	if (chosen == NULL || xskmap == NULL || fallbacks == NULL ||
+	    load_only(obj, chosen) != 0 ||
 	    bpf_map__set_max_entries(xskmap, xskmap_entries(port)) != 0 ||
 	    (!direct && bpf_map__set_autocreate(fallbacks, false) != 0) ||
 	    (direct && set_redirect_xsk_helper(chosen, port->redirect_xsk_helper) != 0) ||
 	    set_owner_mark(obj) != 0 ||
-	    (direct && set_rodata(obj, ACTION_VAR_NAME, &action, sizeof(action)) != 0)) {
+	    (direct && set_rodata(obj, ACTION_VAR_NAME, &action, sizeof(action)) != 0) ||
+	    (meta && bind_to_iface(port, obj, chosen) != 0)) {
 		AF_XDP_PORT_LOG(ERR, port, "cannot prepare the built-in XDP program %s", name);
 		bpf_object__close(obj);
 		return -EINVAL;
 	}
-	xopts.obj = obj;
-	prog = xdp_program__create(&xopts);
-	if (libxdp_get_error(prog)) {
-		AF_XDP_PORT_LOG(ERR, port, "libxdp refused the built-in program %s: %s", name,
-				af_xdp_lib_strerror((int)libxdp_get_error(prog)));
-		bpf_object__close(obj);
-		return -EINVAL;
+	if (!meta) {
+		xopts.obj = obj;
+		prog = xdp_program__create(&xopts);
+		if (libxdp_get_error(prog)) {
+			AF_XDP_PORT_LOG(ERR, port, "libxdp refused the built-in program %s: %s",
+					name,
+					af_xdp_lib_strerror((int)libxdp_get_error(prog)));
+			bpf_object__close(obj);
+			return -EINVAL;
+		}
 	}
 	*progp = prog;
 	*objp = obj;
 	return 0;
+}
+
+int
+af_xdp_builtin_attach_bound(const struct af_xdp_port *port, struct bpf_object *obj,
+			    struct xdp_program **prog)
+{
+	return af_xdp_rx_offload_attach(port, obj, af_xdp_builtin_name(port), prog);
 }
 
 int

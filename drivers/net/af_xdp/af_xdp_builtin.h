@@ -14,11 +14,17 @@
 /* The built-in programs, one per redirect, and afxdp_direct's counters. */
 #define AF_XDP_PROG_MAP_NAME "afxdp_map"
 #define AF_XDP_PROG_DIRECT_NAME "afxdp_direct"
+/* The same, writing the Rx metadata first, bound to the interface (Rx offloads). */
+#define AF_XDP_PROG_META_MAP_NAME "afxdp_meta_map"
+#define AF_XDP_PROG_META_DIRECT_NAME "afxdp_meta_dir"
 #define AF_XDP_FALLBACKS_MAP_NAME "afxdp_fallbacks"
 /* Their XSKMAP, which a user's program (xdp_prog=) must name so too. */
 #define AF_XDP_XSKMAP_NAME "xsks_map"
 
-/* The built-in program the port runs, by the redirect chosen at probe. */
+/*
+ * The built-in program the port runs, by the redirect chosen at probe and
+ * whether its Rx offloads need the metadata (port->rx_meta).
+ */
 const char *af_xdp_builtin_name(const struct af_xdp_port *port);
 /* Whether a program of this name is one of the built-in ones. */
 bool af_xdp_builtin_has_name(const char *name);
@@ -35,10 +41,16 @@ int af_xdp_builtin_choose_redirect(struct af_xdp_port *port);
  * The built-in object, prepared for the redirect chosen at probe: only the
  * chosen program is loaded; afxdp_direct gets the running kernel's helper
  * number and action value first.  *obj is the caller's to close after
- * *prog (libxdp does not own it).
+ * *prog (libxdp does not own it).  For a port with Rx offloads
+ * (port->rx_meta), the Rx-metadata object, its program bound to the
+ * interface: *prog is then NULL until af_xdp_builtin_attach_bound().
  */
 int af_xdp_builtin_open(const struct af_xdp_port *port, struct xdp_program **prog,
 			struct bpf_object **obj);
+
+/* Load and attach the object that af_xdp_builtin_open() bound (af_xdp_rx_offload.h). */
+int af_xdp_builtin_attach_bound(const struct af_xdp_port *port, struct bpf_object *obj,
+				struct xdp_program **prog);
 
 /* afxdp_direct's counters map in the loaded object obj, or -ENOENT. */
 int af_xdp_builtin_fallbacks_fd(struct bpf_object *obj);

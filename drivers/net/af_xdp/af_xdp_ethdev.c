@@ -38,6 +38,7 @@
 #include "af_xdp_mp.h"
 #include "af_xdp_prog.h"
 #include "af_xdp_rx.h"
+#include "af_xdp_rx_offload.h"
 #include "af_xdp_socket.h"
 #include "af_xdp_state.h"
 #include "af_xdp_stats.h"
@@ -289,6 +290,10 @@ af_xdp_dev_configure(struct rte_eth_dev *dev)
 		AF_XDP_PORT_LOG(INFO, port,
 				"RSS is the kernel's: configure it on %s with ethtool -X; each queue gets what the interface steers to its channel",
 				port->args.iface);
+	/* ethdev checked the offloads against dev_info's: the kernel has them. */
+	ret = af_xdp_rx_offload_configure(port, conf->rxmode.offloads);
+	if (ret != 0)
+		return ret;
 	ret = check_mtu(dev, dev->data->mtu);
 	return ret != 0 ? ret : af_xdp_intr_configure(dev);
 }
@@ -299,6 +304,7 @@ af_xdp_dev_info(struct rte_eth_dev *dev, struct rte_eth_dev_info *info)
 	struct af_xdp_port *port = port_of(dev);
 	bool multi_buffer = af_xdp_kernel_multi_buffer();
 	uint32_t max_frame = port_frame_max(port, multi_buffer);
+	const char *why;
 
 	info->if_index = (uint32_t)port->ifindex;
 	info->max_mac_addrs = 1;
@@ -309,7 +315,14 @@ af_xdp_dev_info(struct rte_eth_dev *dev, struct rte_eth_dev_info *info)
 	info->max_rx_pktlen = max_frame;
 	info->min_mtu = RTE_ETHER_MIN_MTU;
 	info->max_mtu = (uint16_t)RTE_MIN(max_frame - RTE_ETHER_HDR_LEN, (uint32_t)UINT16_MAX);
-	info->rx_offload_capa = multi_buffer ? RTE_ETH_RX_OFFLOAD_SCATTER : 0;
+	info->rx_offload_capa = (multi_buffer ? RTE_ETH_RX_OFFLOAD_SCATTER : 0) |
+				af_xdp_rx_offload_capa(port, &why);
+	/*
+	 * The hash is the interface's (veth: the flow's skb hash), over the
+	 * addresses and ports; RSS itself is the kernel's (ethtool -X).
+	 */
+	if (info->rx_offload_capa & RTE_ETH_RX_OFFLOAD_RSS_HASH)
+		info->flow_type_rss_offloads = RTE_ETH_RSS_IP | RTE_ETH_RSS_TCP | RTE_ETH_RSS_UDP;
 	/* Checksums the kernel cannot complete, the driver computes: always offered. */
 	info->tx_offload_capa = RTE_ETH_TX_OFFLOAD_MULTI_SEGS | AF_XDP_TX_CSUM_OFFLOADS;
 	info->rx_desc_lim = (struct rte_eth_desc_lim) {
@@ -545,14 +558,15 @@ af_xdp_burst_mode(struct rte_eth_dev *dev, uint16_t qid, struct rte_eth_burst_mo
 	const char *how = sock == NULL ? "not started" : sock->zero_copy ? "zero-copy" : "copy";
 	const char *steer = port->redirect == AF_XDP_REDIRECT_DIRECT ? ", steered by bpf_redirect_xsk" :
 			    port->redirect == AF_XDP_REDIRECT_MAP ? ", steered by bpf_redirect_map" : "";
-	bool multi_buffer = false;
-	const char *build = af_xdp_rx_burst_name(dev->rx_pkt_burst, &multi_buffer);
+	bool multi_buffer = false, meta = false;
+	const char *build = af_xdp_rx_burst_name(dev->rx_pkt_burst, &multi_buffer, &meta);
 
 	if (rx)
 		snprintf(mode->info, sizeof(mode->info),
-			 "AF_XDP batched Rx (%s build%s), %d descriptors per batch, %s mode%s",
+			 "AF_XDP batched Rx (%s build%s%s), %d descriptors per batch, %s mode%s",
 			 build != NULL ? build : "none",
 			 multi_buffer ? ", frames of several descriptors" : "",
+			 meta ? ", Rx offloads from the XDP metadata" : "",
 			 AF_XDP_RX_BATCH, how, steer);
 	else
 		snprintf(mode->info, sizeof(mode->info),
@@ -725,6 +739,8 @@ serve_queues(struct rte_eth_dev *dev, uint16_t i, const struct af_xdp_socket *so
 		return 0;
 	af_xdp_rxq_bind(rxq, &sock->rx, &sock->fill, layout, sock->fd);
 	rxq->scatter = scatter_rx(dev);
+	rxq->rx_meta_ol = af_xdp_rx_meta_ol_flags(port->rx_meta, port->rx_timestamp_flag);
+	rxq->timestamp_offset = port->rx_timestamp_offset;
 	rxq->zero_copy = sock->zero_copy;
 	/* Not with Rx interrupts: af_xdp_intr.c says why. */
 	if (!af_xdp_intr_rxq(dev) && setup_busy_poll(port, rxq) != 0)
@@ -882,7 +898,7 @@ af_xdp_dev_start(struct rte_eth_dev *dev)
 	}
 	multi_buffer = port->queues[0].sock->multi_buffer;
 	dev->data->scattered_rx = multi_buffer && scatter_rx(dev);
-	dev->rx_pkt_burst = af_xdp_rx_burst_select(multi_buffer, &rx_build);
+	dev->rx_pkt_burst = af_xdp_rx_burst_select(multi_buffer, port->rx_meta != 0, &rx_build);
 	AF_XDP_PORT_LOG(INFO, port, "receiving with the %s build of the batched receive%s",
 			rx_build, multi_buffer ? ", frames of several descriptors" : "");
 	select_tx_burst(dev);
@@ -970,6 +986,7 @@ static const struct eth_dev_ops af_xdp_ops = {
 	.dev_set_link_up = af_xdp_link_set_up,
 	.dev_set_link_down = af_xdp_link_set_down,
 	.dev_infos_get = af_xdp_dev_info,
+	.read_clock = af_xdp_rx_offload_read_clock,
 	.link_update = af_xdp_link_update,
 	.promiscuous_enable = af_xdp_promiscuous_enable,
 	.promiscuous_disable = af_xdp_promiscuous_disable,
@@ -1005,6 +1022,7 @@ static const struct eth_dev_ops af_xdp_ops = {
  */
 static const struct eth_dev_ops af_xdp_secondary_ops = {
 	.dev_infos_get = af_xdp_dev_info,
+	.read_clock = af_xdp_rx_offload_read_clock,
 	.link_update = af_xdp_link_update,
 	.rxq_info_get = af_xdp_rxq_info,
 	.txq_info_get = af_xdp_txq_info,

@@ -171,10 +171,11 @@ check_xskmap(const struct af_xdp_port *port, int fd, const char *what)
 	return 0;
 }
 
+/* The built-in program's object is ours (att->obj): libxdp may not hold it. */
 static int
-find_xskmap(const struct af_xdp_port *port, struct xdp_program *prog, const char *what)
+find_xskmap(const struct af_xdp_port *port, struct af_xdp_prog_attachment *att, const char *what)
 {
-	struct bpf_object *obj = xdp_program__bpf_obj(prog);
+	struct bpf_object *obj = att->obj != NULL ? att->obj : xdp_program__bpf_obj(att->prog);
 	struct bpf_map *map = obj != NULL ?
 		bpf_object__find_map_by_name(obj, AF_XDP_XSKMAP_NAME) : NULL;
 
@@ -282,7 +283,7 @@ dup_map_fd(const struct af_xdp_port *port, int fd, const char *what)
 static int
 take_maps(struct af_xdp_port *port, struct af_xdp_prog_attachment *att, const char *what)
 {
-	int fd = find_xskmap(port, att->prog, what);
+	int fd = find_xskmap(port, att, what);
 
 	if (fd < 0)
 		return fd;
@@ -364,7 +365,11 @@ attach_program(struct af_xdp_port *port, struct af_xdp_prog_attachment *att)
 		return ret;
 	}
 	af_xdp_orphan_remove(port);
-	ret = af_xdp_libxdp_attach(att->prog, port->ifindex, libxdp_mode(port->args.mode));
+	/* With Rx offloads, ours is bound to the interface: libxdp cannot attach it. */
+	if (att->origin == PROG_BUILTIN && port->rx_meta != 0)
+		ret = af_xdp_builtin_attach_bound(port, att->obj, &att->prog);
+	else
+		ret = af_xdp_libxdp_attach(att->prog, port->ifindex, libxdp_mode(port->args.mode));
 	if (ret != 0) {
 		af_xdp_orphan_explain_attach(port, ret);
 		close_program(att);

@@ -18,6 +18,7 @@
  */
 
 #include <errno.h>
+#include <string.h>
 #include <sys/socket.h>
 
 #include <rte_cpuflags.h>
@@ -71,6 +72,10 @@ af_xdp_rxq_bind(struct af_xdp_rx_queue *rxq, const struct xsk_ring *rx,
 	rxq->rx = *rx;
 	rxq->fill = *fill;
 	rxq->mbuf_base = layout->mbuf_base;
+	/* The frame is at area + chunk + offset, its mbuf at mbuf_base + chunk. */
+	rxq->meta_delta = layout->area - layout->mbuf_base - sizeof(struct af_xdp_rx_meta) +
+			  offsetof(struct af_xdp_rx_meta, ol_flags);
+	rxq->timestamp_offset = -1;
 	rxq->rearm_template = rearm_template(rxq->port_id);
 	rxq->offered_mark = offered_mark(
 		__atomic_fetch_add(&next_binding_serial, 1, __ATOMIC_RELAXED));
@@ -213,14 +218,45 @@ af_xdp_rx_check_busy_poll(struct af_xdp_rx_queue *rxq)
 uint16_t
 af_xdp_rx_burst_baseline(void *queue, struct rte_mbuf **bufs, uint16_t nb_pkts)
 {
-	return af_xdp_rx_burst_common(queue, bufs, nb_pkts, false);
+	return af_xdp_rx_burst_common(queue, bufs, nb_pkts, false, false);
 }
 
 uint16_t
 af_xdp_rx_burst_multi_buffer_baseline(void *queue, struct rte_mbuf **bufs, uint16_t nb_pkts)
 {
-	return af_xdp_rx_burst_common(queue, bufs, nb_pkts, true);
+	return af_xdp_rx_burst_common(queue, bufs, nb_pkts, true, false);
 }
+
+uint16_t
+af_xdp_rx_burst_meta_baseline(void *queue, struct rte_mbuf **bufs, uint16_t nb_pkts)
+{
+	return af_xdp_rx_burst_meta(queue, bufs, nb_pkts, false);
+}
+
+uint16_t
+af_xdp_rx_burst_meta_multi_buffer_baseline(void *queue, struct rte_mbuf **bufs, uint16_t nb_pkts)
+{
+	return af_xdp_rx_burst_meta(queue, bufs, nb_pkts, true);
+}
+
+/* Every burst, by build, frames of several descriptors and Rx offloads' metadata. */
+static const struct {
+	eth_rx_burst_t burst;
+	const char *build;
+	bool multi_buffer;
+	bool meta;
+} bursts[] = {
+	{ af_xdp_rx_burst_baseline, BUILD_BASELINE, false, false },
+	{ af_xdp_rx_burst_multi_buffer_baseline, BUILD_BASELINE, true, false },
+	{ af_xdp_rx_burst_meta_baseline, BUILD_BASELINE, false, true },
+	{ af_xdp_rx_burst_meta_multi_buffer_baseline, BUILD_BASELINE, true, true },
+#ifdef AF_XDP_HAVE_X86_64_V3
+	{ af_xdp_rx_burst_x86_64_v3, BUILD_X86_64_V3, false, false },
+	{ af_xdp_rx_burst_multi_buffer_x86_64_v3, BUILD_X86_64_V3, true, false },
+	{ af_xdp_rx_burst_meta_x86_64_v3, BUILD_X86_64_V3, false, true },
+	{ af_xdp_rx_burst_meta_multi_buffer_x86_64_v3, BUILD_X86_64_V3, true, true },
+#endif
+};
 
 #ifdef AF_XDP_HAVE_X86_64_V3
 static bool
@@ -239,29 +275,35 @@ cpu_is_x86_64_v3(void)
  * BMI2); --force-max-simd-bitwidth below 256 keeps the baseline build.
  */
 eth_rx_burst_t
-af_xdp_rx_burst_select(bool multi_buffer, const char **name)
+af_xdp_rx_burst_select(bool multi_buffer, bool meta, const char **name)
 {
+	const char *build = BUILD_BASELINE;
+	unsigned int i;
+
 #ifdef AF_XDP_HAVE_X86_64_V3
-	if (cpu_is_x86_64_v3()) {
-		*name = BUILD_X86_64_V3;
-		return multi_buffer ? af_xdp_rx_burst_multi_buffer_x86_64_v3 :
-				      af_xdp_rx_burst_x86_64_v3;
-	}
+	if (cpu_is_x86_64_v3())
+		build = BUILD_X86_64_V3;
 #endif
-	*name = BUILD_BASELINE;
-	return multi_buffer ? af_xdp_rx_burst_multi_buffer_baseline : af_xdp_rx_burst_baseline;
+	for (i = 0; i < RTE_DIM(bursts); i++)
+		if (strcmp(bursts[i].build, build) == 0 && bursts[i].multi_buffer == multi_buffer &&
+		    bursts[i].meta == meta)
+			break;
+	*name = build;
+	return bursts[i].burst;
 }
 
 const char *
-af_xdp_rx_burst_name(eth_rx_burst_t burst, bool *multi_buffer)
+af_xdp_rx_burst_name(eth_rx_burst_t burst, bool *multi_buffer, bool *meta)
 {
-	*multi_buffer = burst == af_xdp_rx_burst_multi_buffer_baseline;
-	if (burst == af_xdp_rx_burst_baseline || *multi_buffer)
-		return BUILD_BASELINE;
-#ifdef AF_XDP_HAVE_X86_64_V3
-	*multi_buffer = burst == af_xdp_rx_burst_multi_buffer_x86_64_v3;
-	if (burst == af_xdp_rx_burst_x86_64_v3 || *multi_buffer)
-		return BUILD_X86_64_V3;
-#endif
+	unsigned int i;
+
+	for (i = 0; i < RTE_DIM(bursts); i++)
+		if (bursts[i].burst == burst) {
+			*multi_buffer = bursts[i].multi_buffer;
+			*meta = bursts[i].meta;
+			return bursts[i].build;
+		}
+	*multi_buffer = false;
+	*meta = false;
 	return NULL;
 }

@@ -28,6 +28,7 @@
 #include <rte_vect.h>
 
 #include "af_xdp.h"
+#include "af_xdp_bpf_abi.h"
 
 /*
  * An mbuf's fields are set in two steps.  When it is offered to the kernel
@@ -90,16 +91,48 @@ af_xdp_desc_to_mbuf(uintptr_t mbuf_base, uint64_t rearm, uint64_t addr, uint32_t
 }
 
 /*
+ * The same for a port with Rx offloads: the struct af_xdp_rx_meta in front
+ * of the frame gives the mbuf's Rx flags (masked with those the offloads
+ * may set: the word comes from the UMEM) and, in one 8-byte move, data_len
+ * (ORed into its zero), vlan_tci and hash.rss.  The address of the metadata
+ * comes from the descriptor as the mbuf's does, with no load from the mbuf.
+ * With TIMESTAMP, the stamp in front of those goes to the dynamic field.
+ */
+static __rte_always_inline struct rte_mbuf *
+af_xdp_desc_to_mbuf_meta(uintptr_t mbuf_base, uintptr_t meta_delta, uint64_t ol_mask,
+			 int32_t ts_off, uint64_t rearm, uint64_t addr, uint32_t len)
+{
+	const uint64_t chunk = af_xdp_chunk(addr), off = addr >> XSK_UNALIGNED_BUF_OFFSET_SHIFT;
+	struct rte_mbuf *m = (struct rte_mbuf *)(mbuf_base + chunk);
+	/* The mbuf plus the offset, then the queue's distance as an index. */
+	const char *at = (const char *)m + off;
+	const uint64_t ol = *(const mbuf_u64_t *)(at + meta_delta);
+	const uint64_t fields = *(const mbuf_u64_t *)(at + meta_delta + 8);
+
+	*(mbuf_u64_t *)MBUF_AT(m, rearm_data) = rearm | off;
+	*(mbuf_u64_t *)MBUF_AT(m, ol_flags) = ol & ol_mask;
+	*(mbuf_u32_t *)MBUF_AT(m, pkt_len) = len;
+	*(mbuf_u64_t *)MBUF_AT(m, data_len) = fields | len;	/* len < 64 KiB: a chunk */
+	/* The same test every frame: the compiler takes it out of the loop. */
+	if (ts_off >= 0)
+		*(mbuf_u64_t *)RTE_PTR_ADD(m, ts_off) = *(const mbuf_u64_t *)(at + meta_delta - 8);
+	return m;
+}
+
+/*
  * n contiguous descriptors into their mbufs; returns the bytes they carry.
  * Built once per instruction set (af_xdp_rx.c, af_xdp_rx_x86_64_v3.c): the code
  * is the same, the compiler's choice of instructions differs.
  */
 static __rte_always_inline uint64_t
 af_xdp_descs_to_mbufs(const struct af_xdp_rx_queue *rxq, const struct xdp_desc *d,
-		      struct rte_mbuf **bufs, uint32_t n)
+		      struct rte_mbuf **bufs, uint32_t n, const bool meta)
 {
 	const uintptr_t mbuf_base = rxq->mbuf_base;
 	const uint64_t rearm = rxq->rearm_template;
+	const uintptr_t meta_delta = rxq->meta_delta;
+	const uint64_t ol_mask = rxq->rx_meta_ol;
+	const int32_t ts_off = rxq->timestamp_offset;
 	uint64_t bytes = 0;
 	uint32_t i;
 
@@ -109,7 +142,9 @@ af_xdp_descs_to_mbufs(const struct af_xdp_rx_queue *rxq, const struct xdp_desc *
 		const uint64_t addr = d[i].addr;
 		const uint32_t len = d[i].len;
 
-		bufs[i] = af_xdp_desc_to_mbuf(mbuf_base, rearm, addr, len);
+		bufs[i] = meta ? af_xdp_desc_to_mbuf_meta(mbuf_base, meta_delta, ol_mask, ts_off,
+							  rearm, addr, len) :
+			  af_xdp_desc_to_mbuf(mbuf_base, rearm, addr, len);
 		bytes += len;
 	}
 	return bytes;
@@ -121,7 +156,7 @@ af_xdp_descs_to_mbufs(const struct af_xdp_rx_queue *rxq, const struct xdp_desc *
  */
 static __rte_always_inline uint32_t
 af_xdp_rx_batch(struct af_xdp_rx_queue *rxq, struct rte_mbuf **bufs, uint32_t n,
-		uint64_t *bytes)
+		uint64_t *bytes, const bool meta)
 {
 	struct xsk_ring *rx = &rxq->rx;
 	uint32_t ready, start, first;
@@ -132,10 +167,10 @@ af_xdp_rx_batch(struct af_xdp_rx_queue *rxq, struct rte_mbuf **bufs, uint32_t n,
 
 	start = rx->cached_cons & rx->mask;
 	first = RTE_MIN(ready, rx->size - start);
-	*bytes += af_xdp_descs_to_mbufs(rxq, xsk_ring_desc(rx, start), bufs, first);
+	*bytes += af_xdp_descs_to_mbufs(rxq, xsk_ring_desc(rx, start), bufs, first, meta);
 	if (unlikely(first < ready))
 		*bytes += af_xdp_descs_to_mbufs(rxq, xsk_ring_desc(rx, 0), bufs + first,
-						ready - first);
+						ready - first, meta);
 	xsk_ring_cons_release(rx, ready);
 	return ready;
 }
@@ -402,7 +437,7 @@ out:
  */
 static __rte_always_inline uint16_t
 af_xdp_rx_burst_common(struct af_xdp_rx_queue *rxq, struct rte_mbuf **bufs, uint16_t nb_pkts,
-		       const bool multi_buffer)
+		       const bool multi_buffer, const bool meta)
 {
 	uint32_t nb_rx = 0, descs = 0, full = 0, got = 0;
 	uint64_t bytes = 0;
@@ -417,7 +452,7 @@ af_xdp_rx_burst_common(struct af_xdp_rx_queue *rxq, struct rte_mbuf **bufs, uint
 			got = af_xdp_rx_batch_multi_buffer(rxq, bufs + nb_rx, nb_pkts - nb_rx,
 							   &bytes, &frames);
 		} else {
-			got = af_xdp_rx_batch(rxq, bufs + nb_rx, n, &bytes);
+			got = af_xdp_rx_batch(rxq, bufs + nb_rx, n, &bytes, meta);
 			frames = got;
 		}
 		nb_rx += frames;
@@ -466,28 +501,93 @@ af_xdp_rx_burst_common(struct af_xdp_rx_queue *rxq, struct rte_mbuf **bufs, uint
 	return (uint16_t)nb_rx;
 }
 
+/*
+ * The metadata of frames of several descriptors, which is in front of the
+ * first only: into the mbufs at the head of each frame, after the burst
+ * (the per-descriptor step cannot tell a frame's first descriptor).
+ */
+static __rte_always_inline void
+af_xdp_rx_meta_to_heads(uint64_t ol_mask, int32_t ts_off, struct rte_mbuf **bufs, uint32_t n)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *m = bufs[i];
+		const struct af_xdp_rx_meta *meta =
+			rte_pktmbuf_mtod_offset(m, const struct af_xdp_rx_meta *,
+						-(int)sizeof(struct af_xdp_rx_meta));
+
+		m->ol_flags = meta->ol_flags & ol_mask;
+		m->vlan_tci = meta->vlan_tci;
+		m->hash.rss = meta->hash;
+		if (ts_off >= 0)
+			*(mbuf_u64_t *)RTE_PTR_ADD(m, ts_off) = meta->timestamp;
+	}
+}
+
+/*
+ * The burst of a port with Rx offloads: each frame's metadata into its mbuf
+ * (af_xdp_desc_to_mbuf_meta()), a burst of its own so that the burst
+ * without them stays as it was.  Frames of several descriptors are taken
+ * as without, their metadata moved after.
+ */
+static __rte_always_inline uint16_t
+af_xdp_rx_burst_meta(struct af_xdp_rx_queue *rxq, struct rte_mbuf **bufs, uint16_t nb_pkts,
+		     const bool multi_buffer)
+{
+	uint16_t n;
+
+	if (!multi_buffer)
+		return af_xdp_rx_burst_common(rxq, bufs, nb_pkts, false, true);
+	n = af_xdp_rx_burst_common(rxq, bufs, nb_pkts, true, false);
+	af_xdp_rx_meta_to_heads(rxq->rx_meta_ol, rxq->timestamp_offset, bufs, n);
+	return n;
+}
+
 /* The two builds of the burst, each for single- and for multi-buffer frames. */
 uint16_t af_xdp_rx_burst_baseline(void *queue, struct rte_mbuf **bufs, uint16_t nb_pkts);
 uint16_t af_xdp_rx_burst_multi_buffer_baseline(void *queue, struct rte_mbuf **bufs,
 					       uint16_t nb_pkts);
+/*
+ * GCC's straight-line vectoriser would merge the stores of rearm_data and
+ * ol_flags into one 16-byte store that takes three instructions to build:
+ * plain stores are fewer.
+ */
+#if defined(__GNUC__) && !defined(__clang__)
+#define AF_XDP_RX_SCALAR_STORES __attribute__((optimize("no-tree-slp-vectorize")))
+#else
+#define AF_XDP_RX_SCALAR_STORES
+#endif
+
+/* The same with the Rx offloads' metadata (af_xdp_rx_burst_meta()). */
+AF_XDP_RX_SCALAR_STORES
+uint16_t af_xdp_rx_burst_meta_baseline(void *queue, struct rte_mbuf **bufs, uint16_t nb_pkts);
+uint16_t af_xdp_rx_burst_meta_multi_buffer_baseline(void *queue, struct rte_mbuf **bufs,
+						    uint16_t nb_pkts);
 #ifdef AF_XDP_HAVE_X86_64_V3
 uint16_t af_xdp_rx_burst_x86_64_v3(void *queue, struct rte_mbuf **bufs, uint16_t nb_pkts);
 uint16_t af_xdp_rx_burst_multi_buffer_x86_64_v3(void *queue, struct rte_mbuf **bufs,
 						uint16_t nb_pkts);
+AF_XDP_RX_SCALAR_STORES
+uint16_t af_xdp_rx_burst_meta_x86_64_v3(void *queue, struct rte_mbuf **bufs, uint16_t nb_pkts);
+uint16_t af_xdp_rx_burst_meta_multi_buffer_x86_64_v3(void *queue, struct rte_mbuf **bufs,
+						     uint16_t nb_pkts);
 #endif
 
 /*
  * The burst for this machine, for frames of one descriptor or (socket bound
- * with XDP_USE_SG) of several, and the name of its build as the logs and
- * rx_burst_mode_get() give it.
+ * with XDP_USE_SG) of several, with the Rx offloads' metadata (meta) or
+ * without, and the name of its build as the logs and rx_burst_mode_get()
+ * give it.
  */
-eth_rx_burst_t af_xdp_rx_burst_select(bool multi_buffer, const char **name);
+eth_rx_burst_t af_xdp_rx_burst_select(bool multi_buffer, bool meta, const char **name);
 
 /*
  * The name of the build behind burst, or NULL when it is not one of ours;
- * *multi_buffer tells whether it takes frames of several descriptors.
+ * *multi_buffer tells whether it takes frames of several descriptors, *meta
+ * whether it reads the Rx offloads' metadata.
  */
-const char *af_xdp_rx_burst_name(eth_rx_burst_t burst, bool *multi_buffer);
+const char *af_xdp_rx_burst_name(eth_rx_burst_t burst, bool *multi_buffer, bool *meta);
 
 /*
  * Serve the queue from a socket's Rx and fill rings (fd: for wakeups, -1

@@ -15,11 +15,24 @@
 uint16_t
 af_xdp_rx_burst_x86_64_v3(void *queue, struct rte_mbuf **bufs, uint16_t nb_pkts)
 {
-	return af_xdp_rx_burst_common(queue, bufs, nb_pkts, false);
+	return af_xdp_rx_burst_common(queue, bufs, nb_pkts, false, false);
 }
 
 uint16_t
 af_xdp_rx_burst_multi_buffer_x86_64_v3(void *queue, struct rte_mbuf **bufs, uint16_t nb_pkts)
 {
-	return af_xdp_rx_burst_common(queue, bufs, nb_pkts, true);
+	return af_xdp_rx_burst_common(queue, bufs, nb_pkts, true, false);
+}
+
+uint16_t
+af_xdp_rx_burst_meta_x86_64_v3(void *queue, struct rte_mbuf **bufs, uint16_t nb_pkts)
+{
+	return af_xdp_rx_burst_meta(queue, bufs, nb_pkts, false);
+}
+
+uint16_t
+af_xdp_rx_burst_meta_multi_buffer_x86_64_v3(void *queue, struct rte_mbuf **bufs,
+					    uint16_t nb_pkts)
+{
+	return af_xdp_rx_burst_meta(queue, bufs, nb_pkts, true);
 }

@@ -39,6 +39,7 @@
 #include "af_xdp_kernel.h"
 #include "af_xdp_mp.h"
 #include "af_xdp_owner.h"
+#include "af_xdp_rx_offload.h"
 #include "af_xdp_socket.h"
 #include "af_xdp_umem.h"
 #include "af_xdp_version.h"
@@ -282,6 +283,22 @@ dump_xdp_choice(FILE *f, const struct af_xdp_port *port)
 	fprintf(f, "kernel.multi_buffer = %s\n", yes_no(af_xdp_kernel_multi_buffer()));
 }
 
+/*
+ * The Rx offloads from the XDP metadata: those the port offers (or none,
+ * and why), and those the configuration asked for, in force while started.
+ */
+static void
+dump_rx_offloads(FILE *f, const struct af_xdp_port *port)
+{
+	const char *why;
+	uint64_t capa = af_xdp_rx_offload_capa(port, &why);
+
+	fprintf(f, "rx.offloads.capa = %s\n",
+		af_xdp_rx_meta_names(af_xdp_rx_meta_want(capa)));
+	fprintf(f, "rx.offloads.capa.reason = %s\n", why);
+	fprintf(f, "rx.offloads = %s\n", af_xdp_rx_meta_names(port->rx_meta));
+}
+
 /* The devargs that shape the sockets, and the frame limits. */
 static void
 dump_config(FILE *f, struct rte_eth_dev *dev)
@@ -299,6 +316,7 @@ dump_config(FILE *f, struct rte_eth_dev *dev)
 		fprintf(f, "mtu.max = %u\n", info.max_mtu);
 		fprintf(f, "frame.max = %u\n", info.max_rx_pktlen);
 	}
+	dump_rx_offloads(f, port);
 	fprintf(f, "rx_queues = %u\n", dev->data->nb_rx_queues);
 	fprintf(f, "tx_queues = %u\n", dev->data->nb_tx_queues);
 }

@@ -1,0 +1,334 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The af_xdp_direct authors
+ */
+
+/*
+ * Rx offloads from the kernel's XDP metadata functions (6.8+ for all of
+ * them: bpf_xdp_metadata_rx_hash came in 6.3, _rx_vlan_tag in 6.8): what a
+ * port can offer, and the device-bound program that fetches the values.
+ *
+ * A device-bound program runs only in native mode and only alone: libxdp
+ * 1.3.1 cannot load its dispatcher bound to a device (1.6.0 can), and an
+ * extension program inherits its target's binding.  So a port with Rx
+ * offloads attaches the program with libbpf, in native mode, and only where
+ * the interface has no XDP program yet: it never replaces or joins someone
+ * else's (nor libxdp's dispatcher, nor a program of ours that another
+ * process attached).  Without the offloads the port keeps the plain
+ * programs under libxdp, shared with other users.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <sys/socket.h>
+
+#include <linux/genetlink.h>
+#include <linux/if_link.h>
+#include <linux/netlink.h>
+
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+
+#include <rte_errno.h>
+#include <rte_mbuf_dyn.h>
+
+#include "af_xdp_bpf_abi.h"
+#include "af_xdp_libxdp.h"
+#include "af_xdp_rx_offload.h"
+
+/*
+ * The netdev generic netlink family (Linux 6.3; its device attribute
+ * xdp-rx-metadata-features, 6.7), from the kernel's UAPI linux/netdev.h,
+ * which Debian 12's headers (6.1) lack.
+ */
+#define NETDEV_GENL_NAME			"netdev"
+#define NETDEV_GENL_CMD_DEV_GET			1
+#define NETDEV_GENL_A_DEV_IFINDEX		1
+#define NETDEV_GENL_A_DEV_XDP_RX_METADATA_FEATURES 5
+#define NETDEV_GENL_XDP_RX_METADATA_HASH	2
+#define NETDEV_GENL_XDP_RX_METADATA_VLAN_TAG	4
+
+/* Whether the running kernel has both metadata functions, asked of its BTF once. */
+static bool
+kernel_has_kfuncs(void)
+{
+	static int has = -1;
+	struct btf *btf;
+
+	if (has >= 0)
+		return has;
+	btf = btf__load_vmlinux_btf();
+	has = btf != NULL &&
+	      btf__find_by_name_kind(btf, "bpf_xdp_metadata_rx_hash", BTF_KIND_FUNC) > 0 &&
+	      btf__find_by_name_kind(btf, "bpf_xdp_metadata_rx_vlan_tag", BTF_KIND_FUNC) > 0;
+	btf__free(btf);
+	return has;
+}
+
+/*
+ * One generic netlink request with one attribute; the answer into buf.
+ * Its length, or -errno (the kernel's, for an error answer).
+ */
+static int
+genl_call(int fd, uint16_t family, uint8_t cmd, uint16_t attr, const void *val, uint16_t len,
+	  char *buf, size_t size)
+{
+	struct {
+		struct nlmsghdr nh;
+		struct genlmsghdr g;
+		struct nlattr a;
+		char val[16];
+	} req;
+	const struct nlmsghdr *nh = (const struct nlmsghdr *)buf;
+	ssize_t n;
+
+	if (len > sizeof(req.val))
+		return -EINVAL;
+	memset(&req, 0, sizeof(req));
+	req.nh.nlmsg_len = NLMSG_LENGTH(GENL_HDRLEN + NLA_ALIGN(NLA_HDRLEN + len));
+	req.nh.nlmsg_type = family;
+	req.nh.nlmsg_flags = NLM_F_REQUEST;
+	req.g.cmd = cmd;
+	req.g.version = 1;
+	req.a.nla_type = attr;
+	req.a.nla_len = NLA_HDRLEN + len;
+	memcpy(req.val, val, len);
+	if (send(fd, &req, req.nh.nlmsg_len, 0) < 0)
+		return -errno;
+	n = recv(fd, buf, size, 0);
+	if (n < 0)
+		return -errno;
+	if (!NLMSG_OK(nh, (size_t)n))
+		return -EPROTO;
+	if (nh->nlmsg_type == NLMSG_ERROR) {
+		const struct nlmsgerr *e = NLMSG_DATA(nh);
+
+		return e->error != 0 ? e->error : -EPROTO;
+	}
+	return (int)n;
+}
+
+/* Attribute type of a generic netlink answer, size bytes into out; -ENOENT. */
+static int
+genl_attr(const char *buf, uint16_t type, void *out, size_t size)
+{
+	const struct nlmsghdr *nh = (const struct nlmsghdr *)buf;
+	int left = (int)nh->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN);
+	const struct nlattr *a = (const struct nlattr *)((const char *)NLMSG_DATA(nh) + GENL_HDRLEN);
+
+	while (left >= NLA_HDRLEN && a->nla_len >= NLA_HDRLEN && a->nla_len <= left) {
+		if ((a->nla_type & NLA_TYPE_MASK) == type && (size_t)(a->nla_len - NLA_HDRLEN) >= size) {
+			memcpy(out, (const char *)a + NLA_HDRLEN, size);
+			return 0;
+		}
+		left -= NLA_ALIGN(a->nla_len);
+		a = (const struct nlattr *)((const char *)a + NLA_ALIGN(a->nla_len));
+	}
+	return -ENOENT;
+}
+
+/*
+ * The metadata kfuncs the interface implements, as the kernel says
+ * (NETDEV_XDP_RX_METADATA_*): a device without them answers -EOPNOTSUPP
+ * to each call, whatever the kernel.  -errno when the kernel cannot say.
+ */
+static int
+iface_rx_metadata(int ifindex, uint64_t *features)
+{
+	char buf[4096] __rte_aligned(NLMSG_ALIGNTO);
+	uint32_t index = (uint32_t)ifindex;
+	uint16_t family;
+	int fd, ret;
+
+	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
+	if (fd < 0)
+		return -errno;
+	ret = genl_call(fd, GENL_ID_CTRL, CTRL_CMD_GETFAMILY, CTRL_ATTR_FAMILY_NAME,
+			NETDEV_GENL_NAME, sizeof(NETDEV_GENL_NAME), buf, sizeof(buf));
+	if (ret >= 0)
+		ret = genl_attr(buf, CTRL_ATTR_FAMILY_ID, &family, sizeof(family));
+	if (ret >= 0)
+		ret = genl_call(fd, family, NETDEV_GENL_CMD_DEV_GET, NETDEV_GENL_A_DEV_IFINDEX,
+				&index, sizeof(index), buf, sizeof(buf));
+	if (ret >= 0)
+		ret = genl_attr(buf, NETDEV_GENL_A_DEV_XDP_RX_METADATA_FEATURES, features,
+				sizeof(*features));
+	close(fd);
+	return ret < 0 ? ret : 0;
+}
+
+uint64_t
+af_xdp_rx_offload_capa(const struct af_xdp_port *port, const char **why)
+{
+	const struct af_xdp_devargs *a = &port->args;
+	uint64_t features = 0, capa;
+
+	if (a->xdp_prog[0] != '\0' || a->use_cni || a->use_pinned_map) {
+		*why = "not-built-in";		/* no program of ours writes the values */
+		return 0;
+	}
+	if (a->mode == AF_XDP_ATTACH_SKB || a->mode == AF_XDP_ATTACH_HW) {
+		*why = "not-native-mode";	/* device-bound programs are native only */
+		return 0;
+	}
+	if (!kernel_has_kfuncs()) {
+		*why = "kernel-lacks-kfuncs";
+		return 0;
+	}
+	if (iface_rx_metadata(port->ifindex, &features) != 0) {
+		*why = "iface-features-unknown";	/* netlink says nothing */
+		return RTE_ETH_RX_OFFLOAD_TIMESTAMP;
+	}
+	capa = ((features & NETDEV_GENL_XDP_RX_METADATA_HASH) ? RTE_ETH_RX_OFFLOAD_RSS_HASH : 0) |
+	       ((features & NETDEV_GENL_XDP_RX_METADATA_VLAN_TAG) ?
+		RTE_ETH_RX_OFFLOAD_VLAN_STRIP : 0);
+	*why = capa != 0 ? "iface-kfuncs" : "iface-lacks-kfuncs";
+	/* The program's own stamp: whatever the interface implements. */
+	return capa | RTE_ETH_RX_OFFLOAD_TIMESTAMP;
+}
+
+uint32_t
+af_xdp_rx_meta_want(uint64_t offloads)
+{
+	return ((offloads & RTE_ETH_RX_OFFLOAD_RSS_HASH) ? AF_XDP_RX_META_HASH : 0) |
+	       ((offloads & RTE_ETH_RX_OFFLOAD_VLAN_STRIP) ? AF_XDP_RX_META_VLAN : 0) |
+	       ((offloads & RTE_ETH_RX_OFFLOAD_TIMESTAMP) ? AF_XDP_RX_META_TIMESTAMP : 0);
+}
+
+uint64_t
+af_xdp_rx_meta_ol_flags(uint32_t want, uint64_t timestamp_flag)
+{
+	return ((want & AF_XDP_RX_META_HASH) ? RTE_MBUF_F_RX_RSS_HASH : 0) |
+	       ((want & AF_XDP_RX_META_VLAN) ?
+		RTE_MBUF_F_RX_VLAN | RTE_MBUF_F_RX_VLAN_STRIPPED : 0) |
+	       ((want & AF_XDP_RX_META_TIMESTAMP) ? timestamp_flag : 0);
+}
+
+const char *
+af_xdp_rx_meta_names(uint32_t want)
+{
+	static const char * const names[] = {
+		"none", "rss_hash", "vlan_strip", "rss_hash,vlan_strip",
+		"timestamp", "rss_hash,timestamp", "vlan_strip,timestamp",
+		"rss_hash,vlan_strip,timestamp",
+	};
+
+	return names[want & (AF_XDP_RX_META_HASH | AF_XDP_RX_META_VLAN |
+			     AF_XDP_RX_META_TIMESTAMP)];
+}
+
+int
+af_xdp_rx_offload_configure(struct af_xdp_port *port, uint64_t offloads)
+{
+	int ret;
+
+	port->rx_meta = af_xdp_rx_meta_want(offloads);
+	port->rx_timestamp_offset = -1;
+	port->rx_timestamp_flag = 0;
+	if (port->rx_meta & AF_XDP_RX_META_TIMESTAMP) {
+		ret = rte_mbuf_dyn_rx_timestamp_register(&port->rx_timestamp_offset,
+							 &port->rx_timestamp_flag);
+		if (ret != 0) {
+			AF_XDP_PORT_LOG(ERR, port,
+					"Rx timestamps: cannot register the timestamp dynamic field: %s",
+					rte_strerror(rte_errno));
+			port->rx_meta = 0;
+			return -rte_errno;
+		}
+	}
+	if (port->rx_meta != 0)
+		AF_XDP_PORT_LOG(INFO, port,
+				"Rx offloads %s: from the XDP metadata of %s, through the built-in program bound to it, which must run alone there (no libxdp dispatcher)",
+				af_xdp_rx_meta_names(port->rx_meta), port->args.iface);
+	return 0;
+}
+
+int
+af_xdp_rx_offload_read_clock(struct rte_eth_dev *dev __rte_unused, uint64_t *clock)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_TAI, &ts) != 0)
+		return -errno;
+	*clock = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	return 0;
+}
+
+/* Why the attach failed, in words the user can act on. */
+static void
+explain_attach(const struct af_xdp_port *port, const char *name, int err)
+{
+	LIBBPF_OPTS(bpf_xdp_query_opts, q);
+	uint32_t id = 0;
+
+	if (bpf_xdp_query(port->ifindex, 0, &q) == 0)
+		id = q.drv_prog_id != 0 ? q.drv_prog_id : q.skb_prog_id;
+	if (err == -EBUSY || err == -EEXIST)
+		AF_XDP_PORT_LOG(ERR, port,
+				"Rx offloads %s need the built-in program %s bound to %s and attached alone in native mode, but %s already carries XDP program id %u (another program, or libxdp's dispatcher, which cannot run a device-bound program before libxdp 1.6); remove it, or do not ask for these Rx offloads",
+				af_xdp_rx_meta_names(port->rx_meta), name, port->args.iface,
+				port->args.iface, id);
+	else
+		AF_XDP_PORT_LOG(ERR, port,
+				"Rx offloads %s: cannot attach the built-in program %s bound to %s in native mode: %s (an interface without native XDP has no metadata functions); do not ask for these Rx offloads here",
+				af_xdp_rx_meta_names(port->rx_meta), name, port->args.iface,
+				af_xdp_lib_strerror(err));
+}
+
+/* Detach the program fd just attached, and nothing that replaced it since. */
+static void
+detach_own(const struct af_xdp_port *port, int fd)
+{
+	LIBBPF_OPTS(bpf_xdp_attach_opts, opts, .old_prog_fd = fd);
+
+	(void)bpf_xdp_attach(port->ifindex, -1, XDP_FLAGS_DRV_MODE | XDP_FLAGS_REPLACE, &opts);
+}
+
+int
+af_xdp_rx_offload_attach(const struct af_xdp_port *port, struct bpf_object *obj,
+			 const char *name, struct xdp_program **progp)
+{
+	struct bpf_program *bp = bpf_object__find_program_by_name(obj, name);
+	struct xdp_program *prog;
+	int ret, fd, dup;
+
+	if (bp == NULL)
+		return -ENOENT;
+	ret = bpf_object__load(obj);
+	if (ret != 0) {
+		AF_XDP_PORT_LOG(ERR, port,
+				"Rx offloads %s: the kernel refused the built-in program %s bound to %s: %s",
+				af_xdp_rx_meta_names(port->rx_meta), name, port->args.iface,
+				af_xdp_lib_strerror(ret));
+		return ret;
+	}
+	fd = bpf_program__fd(bp);
+	/* Never over a program already there: not ours to replace. */
+	ret = bpf_xdp_attach(port->ifindex, fd, XDP_FLAGS_DRV_MODE | XDP_FLAGS_UPDATE_IF_NOEXIST,
+			     NULL);
+	if (ret != 0) {
+		explain_attach(port, name, ret);
+		return ret;
+	}
+	/* libxdp's own descriptor: it closes it with the program, and the object closes its own. */
+	dup = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	prog = dup >= 0 ? xdp_program__from_fd(dup) : NULL;
+	if (prog == NULL || libxdp_get_error(prog)) {
+		ret = dup < 0 ? -errno : (int)libxdp_get_error(prog);
+		if (dup >= 0 && prog == NULL)
+			close(dup);
+		detach_own(port, fd);
+		AF_XDP_PORT_LOG(ERR, port, "cannot keep the program %s: %s", name,
+				af_xdp_lib_strerror(ret));
+		return ret != 0 ? ret : -ENOMEM;
+	}
+	*progp = prog;
+	AF_XDP_PORT_LOG(INFO, port,
+			"Rx offloads %s: built-in program %s bound to %s, attached alone in native mode",
+			af_xdp_rx_meta_names(port->rx_meta), name, port->args.iface);
+	return 0;
+}

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The af_xdp_direct authors
+ */
+
+#ifndef AF_XDP_RX_OFFLOAD_H
+#define AF_XDP_RX_OFFLOAD_H
+
+/*
+ * Rx offloads through the kernel's XDP metadata functions: the interface's
+ * receive hash (RTE_ETH_RX_OFFLOAD_RSS_HASH) and the VLAN tag it took out
+ * of the frame (RTE_ETH_RX_OFFLOAD_VLAN_STRIP).  A port that asks for one
+ * runs a built-in program bound to its interface (bpf/af_xdp_rx_meta.bpf.c)
+ * which writes the values in front of each frame; the receive burst puts
+ * them in the mbuf (af_xdp_rx.h).
+ */
+
+#include <stdint.h>
+
+#include <bpf/libbpf.h>
+#include <xdp/libxdp.h>
+
+#include "af_xdp.h"
+
+/*
+ * Load a program bound to the device prog_ifindex names, not offloaded to it
+ * (Linux 6.3; Debian 12's UAPI headers, from 6.1, lack it).
+ */
+#ifndef BPF_F_XDP_DEV_BOUND_ONLY
+#define BPF_F_XDP_DEV_BOUND_ONLY (1U << 6)
+#endif
+
+/* The Rx offloads that come from the XDP metadata. */
+#define AF_XDP_RX_META_OFFLOADS (RTE_ETH_RX_OFFLOAD_RSS_HASH | RTE_ETH_RX_OFFLOAD_VLAN_STRIP | \
+				 RTE_ETH_RX_OFFLOAD_TIMESTAMP)
+
+/*
+ * The Rx metadata offloads the port can offer, or 0 and *why: a short token
+ * (the state block's rx.offloads.capa.reason) naming what is missing.
+ */
+uint64_t af_xdp_rx_offload_capa(const struct af_xdp_port *port, const char **why);
+
+/* The AF_XDP_RX_META_* values the Rx offloads need. */
+uint32_t af_xdp_rx_meta_want(uint64_t offloads);
+
+/* The mbuf flags the values want may set (af_xdp_rx_queue.rx_meta_ol), timestamp_flag among them. */
+uint64_t af_xdp_rx_meta_ol_flags(uint32_t want, uint64_t timestamp_flag);
+
+/*
+ * At configure: the port's Rx metadata (port->rx_meta) for the offloads,
+ * the timestamp dynamic field registered when TIMESTAMP is among them.
+ */
+int af_xdp_rx_offload_configure(struct af_xdp_port *port, uint64_t offloads);
+
+/* The read_clock op: the clock the Rx timestamps are in, CLOCK_TAI in ns. */
+int af_xdp_rx_offload_read_clock(struct rte_eth_dev *dev, uint64_t *clock);
+
+/* "rss_hash,vlan_strip,timestamp", "rss_hash", ... or "none", for want. */
+const char *af_xdp_rx_meta_names(uint32_t want);
+
+/*
+ * Load the built-in Rx-metadata program, which af_xdp_builtin_open() bound
+ * to the port's interface (obj), and attach it there alone, in native mode:
+ * libxdp 1.3.1's dispatcher cannot run a device-bound program.  *prog: the
+ * attached program, for libxdp's detach.  -errno, the cause logged.
+ */
+int af_xdp_rx_offload_attach(const struct af_xdp_port *port, struct bpf_object *obj,
+			     const char *name, struct xdp_program **prog);
+
+#endif /* AF_XDP_RX_OFFLOAD_H */

@@ -1,0 +1,224 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Rx offloads from the XDP metadata: the interface's RSS hash and the VLAN tag veth kept out of band.
+
+    netns gen: g0 (2 queues), tc egress program  == veth ==  d0 (net_af_xdp0)  netns dut: testpmd rxonly
+
+The peer g0 sends UDP frames of FLOWS flows (UDP source ports 20000 + i), each
+flow with a length of its own, so that testpmd's `set verbose 1` lines tell
+the flows apart.  A tc egress program on g0 (bpf/tc_rx_offloads.bpf.c)
+records, per source port, the skb hash the sending kernel computed
+(bpf_get_hash_recalc), which veth carries to its peer's XDP metadata.
+
+  rss_hash    testpmd with two queues (RSS) and --rx-offloads rss_hash: the
+              port offers RSS_HASH and VLAN_STRIP; the state block says the
+              Rx offloads in force and that the built-in Rx-metadata
+              program runs bound to d0, alone, in native mode; every frame
+              comes with an RSS hash, one per flow, different across flows,
+              each the very hash the sending kernel recorded for the flow.
+  vlan_strip  the tc program also pushes VLAN tag TEST_TCI out of band
+              (bpf_skb_vlan_push, as a VLAN device with tx-vlan-offload
+              would); testpmd with --rx-offloads vlan_strip, one queue, and
+              the scatter offload (the burst for frames of several
+              descriptors, which moves the metadata after the frame):
+              every frame shows the tag's tci, its length without the tag
+              (the tag is not in the bytes) and no RSS hash (not asked).
+  timestamp   --enable-rx-timestamp, one queue: every frame carries the
+              timestamp dynamic field, within the sender's run in CLOCK_TAI,
+              never decreasing.
+  refusals    mode=skb: neither offered (device-bound programs run in native
+              mode only); someone else's XDP program on the interface: the
+              port asking for an Rx offload does not start and the program
+              stays (the bound program runs alone, never over another).
+"""
+
+import collections
+import json
+import re
+import time
+
+from afxdp_test import bpf, env, frames, runner, state, testpmd, topo, traffic
+
+FLOWS = 4
+SIZES = [100, 200, 300, 400]        # flow i: frames of SIZES[i] bytes (frames.py: seq % n)
+PER_FLOW = 10
+TEST_TCI = 0x6064                   # tc_rx_offloads.bpf.c's
+RX_OFFLOAD_VLAN_STRIP = 0x1
+RX_OFFLOAD_RSS_HASH = 0x80000
+LINE = r"type=0x0800 - length=(\d+) - nb_segs=\d+([^\n]*)\n"
+HASH = re.compile(r" - RSS hash=(0x[0-9a-f]+)")
+TCI = re.compile(r" - VLAN tci=(0x[0-9a-f]+)")
+STAMP = re.compile(r" - timestamp (\d+) ")
+
+
+def tc_attach(peer, section):
+    """The tc program `section` on peer's egress; returns the id of its
+    flow_hashes map, or None where the kernel has no clsact qdisc (the VM's
+    is built without)."""
+    ns = peer.ns
+    cp = ns.exec(["tc", "qdisc", "replace", "dev", peer.name, "clsact"], check=False)
+    if cp.returncode != 0 and "not supported" in cp.stderr:
+        env.log("no tc clsact qdisc in this kernel (%s): the sending kernel's hashes and "
+                "the out-of-band VLAN tag are not checked" % cp.stderr.strip())
+        return None
+    if cp.returncode != 0:
+        raise env.HarnessError("tc qdisc add clsact on %s: %s" % (peer, cp.stderr.strip()))
+    ns.exec(["tc", "filter", "replace", "dev", peer.name, "egress", "pref", "1", "handle", "1",
+             "bpf", "da", "obj", bpf.obj("tc_rx_offloads"), "sec", section])
+    shown = json.loads(ns.exec(["tc", "-j", "filter", "show", "dev", peer.name,
+                                "egress"]).stdout)
+    prog_id = next(f["options"]["prog"]["id"] for f in shown
+                   if "options" in f and "prog" in f["options"])
+    info = json.loads(ns.exec([bpf.bpftool(), "-j", "prog", "show", "id",
+                               str(prog_id)]).stdout)
+    return info["map_ids"][0]
+
+
+def kernel_hashes(peer, map_id):
+    """{UDP source port: the skb hash the sending kernel computed}."""
+    dump = json.loads(peer.ns.exec([bpf.bpftool(), "-j", "map", "dump", "id",
+                                    str(map_id)]).stdout)
+    return {e["formatted"]["key"]: e["formatted"]["value"] for e in dump}
+
+
+def received(t, tp, port, peer, what):
+    """Send PER_FLOW frames of each flow; the verbose lines: [(length, hash or None, tci or None)]."""
+    count = FLOWS * PER_FLOW
+    tp.cmd("set verbose 1")
+    tp.cmd("start")
+    traffic.send(peer, port.mac, count, SIZES, kind="udp", flows=FLOWS, stream=what)
+    seen = tp.wait_output(LINE, count)
+    tp.cmd("stop")
+    tp.cmd("set verbose 0")
+    t.equal(len(seen), count, "%s: frames shown by `set verbose 1`" % what)
+    got = []
+    for n, rest in seen:
+        h, v = HASH.search(rest), TCI.search(rest)
+        got.append((int(n), h.group(1) if h else None, int(v.group(1), 16) if v else None))
+    return got
+
+
+def check_rss_hash(t, net, dut, gen):
+    port, peer = net.veth(dut, "d0", gen, "g0", queues=2)
+    map_id = tc_attach(peer, "tc/hash")
+    vdev = "net_af_xdp0,iface=%s,queue_count=2" % port.name
+    with testpmd.TestPmd(dut, [vdev], fwd="rxonly", queues=2,
+                         app_extra=["--rx-offloads=0x%x" % RX_OFFLOAD_RSS_HASH]) as tp:
+        capa = tp.cmd("show port 0 rx_offload capabilities")
+        t.check("RSS_HASH" in capa and "VLAN_STRIP" in capa,
+                "rss_hash: the port offers RSS_HASH and VLAN_STRIP", capa)
+        st = state.read(tp)
+        t.require(st.get("state") == "started", "rss_hash: port started")
+        t.equal(st.get("rx.offloads"), "rss_hash", "rss_hash: state rx.offloads")
+        t.equal(st.get("rx.offloads.capa"), "rss_hash,vlan_strip,timestamp",
+                "rss_hash: state rx.offloads.capa")
+        t.equal(st.get("rx.offloads.capa.reason"), "iface-kfuncs",
+                "rss_hash: state rx.offloads.capa.reason (netlink's xdp-rx-metadata-features)")
+        t.equal(st.get("xdp.program"), "afxdp_meta_map", "rss_hash: state xdp.program")
+        t.equal(st.get("xdp.dispatcher"), "no", "rss_hash: state xdp.dispatcher")
+        t.equal(st.get("xdp.attach_mode"), "drv", "rss_hash: state xdp.attach_mode")
+
+        lines = received(t, tp, port, peer, "rss_hash")
+        by_len = collections.defaultdict(set)
+        for n, h, _ in lines:
+            by_len[n].add(h)
+        t.equal(sorted(by_len), SIZES, "rss_hash: frame lengths, one per flow")
+        t.check(all(h is not None for _, h, _ in lines),
+                "rss_hash: every frame has an RSS hash (RTE_MBUF_F_RX_RSS_HASH)")
+        t.check(all(len(hs) == 1 for hs in by_len.values()),
+                "rss_hash: one hash per flow", dict(by_len))
+        hashes = {n: int(next(iter(hs)), 16) for n, hs in by_len.items() if None not in hs}
+        t.equal(len(set(hashes.values())), FLOWS, "rss_hash: distinct hashes across flows")
+        if map_id is not None:
+            kernel = kernel_hashes(peer, map_id)
+            want = {SIZES[i]: kernel.get(frames.UDP_SRC_PORT_BASE + i) for i in range(FLOWS)}
+            t.equal(hashes, want, "rss_hash: each flow's hash is the sending kernel's skb hash")
+        t.check(all(v is None for _, _, v in lines), "rss_hash: no VLAN tag reported")
+        t.quit_testpmd(tp, net)
+
+
+def check_vlan_strip(t, net, dut, gen):
+    port, peer = net.veth(dut, "d1", gen, "g1")
+    if tc_attach(peer, "tc/hash_vlan") is None:
+        return
+    with testpmd.TestPmd(dut, ["net_af_xdp0,iface=%s" % port.name], fwd="rxonly",
+                         app_extra=["--rx-offloads=0x%x" % RX_OFFLOAD_VLAN_STRIP,
+                                    "--enable-scatter"]) as tp:
+        st = state.read(tp)
+        t.require(st.get("state") == "started", "vlan_strip: port started")
+        t.equal(st.get("rx.burst"), "multi-buffer",
+                "vlan_strip: the multi-buffer burst (--enable-scatter): metadata on the frames' heads")
+        t.equal(st.get("rx.offloads"), "vlan_strip", "vlan_strip: state rx.offloads")
+        t.equal(st.get("xdp.program"), "afxdp_meta_map", "vlan_strip: state xdp.program")
+        lines = received(t, tp, port, peer, "vlan_strip")
+        t.equal(collections.Counter(v for _, _, v in lines), {TEST_TCI: FLOWS * PER_FLOW},
+                "vlan_strip: VLAN tci of the frames (stripped, RTE_MBUF_F_RX_VLAN)")
+        t.equal(sorted(set(n for n, _, _ in lines)), SIZES,
+                "vlan_strip: frame lengths without the tag")
+        t.check(all(h is None for _, h, _ in lines), "vlan_strip: no RSS hash (not asked)")
+        t.quit_testpmd(tp, net)
+
+
+def check_timestamp(t, net, dut, gen):
+    """--enable-rx-timestamp: every frame stamped in CLOCK_TAI (the program's
+    bpf_ktime_get_tai_ns()), within the sending, in the order received."""
+    port, peer = net.veth(dut, "d3", gen, "g3")
+    with testpmd.TestPmd(dut, ["net_af_xdp0,iface=%s" % port.name], fwd="rxonly",
+                         app_extra=["--enable-rx-timestamp"]) as tp:
+        st = state.read(tp)
+        t.require(st.get("state") == "started", "timestamp: port started")
+        t.equal(st.get("rx.offloads"), "timestamp", "timestamp: state rx.offloads")
+        tp.cmd("set verbose 1")
+        tp.cmd("start")
+        before = time.clock_gettime_ns(time.CLOCK_TAI)
+        traffic.send(peer, port.mac, FLOWS * PER_FLOW, SIZES, kind="udp", flows=FLOWS,
+                     stream="timestamp")
+        after = time.clock_gettime_ns(time.CLOCK_TAI)
+        seen = tp.wait_output(LINE, FLOWS * PER_FLOW)
+        tp.cmd("stop")
+        tp.cmd("set verbose 0")
+        stamps = [int(m.group(1)) if m else None for m in (STAMP.search(r) for _, r in seen)]
+        t.equal(len(stamps), FLOWS * PER_FLOW, "timestamp: frames shown by `set verbose 1`")
+        t.check(all(s is not None and before <= s <= after for s in stamps),
+                "timestamp: every frame stamped within the sending, in CLOCK_TAI",
+                "%d..%d: %s" % (before, after, stamps[:5]))
+        t.check(all(a <= b for a, b in zip(stamps, stamps[1:]) if a and b),
+                "timestamp: stamps do not decrease")
+        t.quit_testpmd(tp, net)
+
+
+def check_refusals(t, net, dut, gen):
+    """Generic mode: nothing offered.  Someone else's program on the
+    interface: the bound program is not attached over it, the port does not
+    start, and that program stays."""
+    port, _ = net.veth(dut, "d2", gen, "g2")
+    with testpmd.TestPmd(dut, ["net_af_xdp0,iface=%s,mode=skb" % port.name],
+                         fwd="rxonly") as tp:
+        capa = tp.cmd("show port 0 rx_offload capabilities")
+        t.check("RSS_HASH" not in capa and "VLAN_STRIP" not in capa and "TIMESTAMP" not in capa,
+                "mode=skb: neither RSS_HASH, VLAN_STRIP nor TIMESTAMP offered", capa)
+        st = state.read(tp)
+        t.equal((st.get("rx.offloads.capa"), st.get("rx.offloads.capa.reason")),
+                ("none", "not-native-mode"), "mode=skb: state rx.offloads.capa and reason")
+        t.quit_testpmd(tp, net)
+    prog_id, _ = bpf.attach_object(port, bpf.obj("xdp_no_xsks_map"))
+    with testpmd.TestPmd(dut, ["net_af_xdp0,iface=%s" % port.name], fwd="rxonly",
+                         app_extra=["--rx-offloads=0x%x" % RX_OFFLOAD_VLAN_STRIP]) as tp:
+        t.equal(state.read(tp).get("state"), "stopped",
+                "foreign program: the port with Rx offloads does not start")
+        t.equal(bpf.attached_prog_id(port), prog_id, "foreign program: still attached, same id")
+        t.equal(tp.quit()[0], 0, "foreign program: testpmd exit code after quit")
+    port.ip("link", "set", "dev", port.name, "xdp", "off")
+
+
+def main(t):
+    with topo.Topology() as net:
+        dut, gen = net.netns("dut"), net.netns("gen")
+        check_rss_hash(t, net, dut, gen)
+        check_vlan_strip(t, net, dut, gen)
+        check_timestamp(t, net, dut, gen)
+        check_refusals(t, net, dut, gen)
+
+
+if __name__ == "__main__":
+    runner.run(main, "rx_offloads", __doc__.splitlines()[0])
