@@ -173,6 +173,18 @@ arg_dp_path(const char *key, const char *value, struct af_xdp_devargs *da,
 	return parse_path(key, value, da->dp_path, err, len);
 }
 
+/* The index of value among names[from..n), or -1: the devargs that take a word. */
+static int
+name_index(const char *value, const char * const names[], unsigned int from, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = from; i < n; i++)
+		if (strcmp(value, names[i]) == 0)
+			return (int)i;
+	return -1;
+}
+
 static const char * const attach_mode_names[] = {
 	[AF_XDP_ATTACH_AUTO] = "auto",
 	[AF_XDP_ATTACH_DRV] = "drv",
@@ -192,14 +204,12 @@ static int
 arg_mode(const char *key, const char *value, struct af_xdp_devargs *da,
 	 char *err, size_t len)
 {
-	unsigned int i;
-
 	/* "auto" is the default and is not a value users can write. */
-	for (i = AF_XDP_ATTACH_DRV; i < RTE_DIM(attach_mode_names); i++) {
-		if (strcmp(value, attach_mode_names[i]) == 0) {
-			da->mode = (enum af_xdp_attach_mode)i;
-			return 0;
-		}
+	int i = name_index(value, attach_mode_names, AF_XDP_ATTACH_DRV, RTE_DIM(attach_mode_names));
+
+	if (i >= 0) {
+		da->mode = (enum af_xdp_attach_mode)i;
+		return 0;
 	}
 	return fail(err, len, "invalid %s '%s': expected drv (native XDP), skb (generic XDP) or hw (offload)",
 		    key, value);
@@ -215,14 +225,12 @@ static int
 arg_redirect(const char *key, const char *value, struct af_xdp_devargs *da,
 	     char *err, size_t len)
 {
-	unsigned int i;
+	int i = name_index(value, redirect_names, 0, RTE_DIM(redirect_names));
 
-	for (i = 0; i < RTE_DIM(redirect_names); i++) {
-		if (strcmp(value, redirect_names[i]) == 0) {
-			da->redirect = (enum af_xdp_redirect)i;
-			da->redirect_given = true;
-			return 0;
-		}
+	if (i >= 0) {
+		da->redirect = (enum af_xdp_redirect)i;
+		da->redirect_given = true;
+		return 0;
 	}
 	return fail(err, len,
 		    "invalid %s '%s': expected auto (map where the kernel batches it, else direct where the kernel has it, else map), direct (bpf_redirect_xsk, patched kernel) or map (bpf_redirect_map)",
@@ -238,13 +246,11 @@ static int
 arg_tx_csum(const char *key, const char *value, struct af_xdp_devargs *da,
 	    char *err, size_t len)
 {
-	unsigned int i;
+	int i = name_index(value, tx_csum_names, 0, RTE_DIM(tx_csum_names));
 
-	for (i = 0; i < RTE_DIM(tx_csum_names); i++) {
-		if (strcmp(value, tx_csum_names[i]) == 0) {
-			da->tx_csum = (enum af_xdp_tx_csum)i;
-			return 0;
-		}
+	if (i >= 0) {
+		da->tx_csum = (enum af_xdp_tx_csum)i;
+		return 0;
 	}
 	return fail(err, len,
 		    "invalid %s '%s': expected auto (L4 checksums completed by the kernel where it takes AF_XDP Tx metadata) or sw (computed by the driver)",
@@ -260,13 +266,11 @@ static int
 arg_tx_budget(const char *key, const char *value, struct af_xdp_devargs *da,
 	      char *err, size_t len)
 {
-	unsigned int i;
+	int i = name_index(value, tx_budget_names, 0, RTE_DIM(tx_budget_names));
 
-	for (i = 0; i < RTE_DIM(tx_budget_names); i++) {
-		if (strcmp(value, tx_budget_names[i]) == 0) {
-			da->tx_budget = (enum af_xdp_tx_budget)i;
-			return 0;
-		}
+	if (i >= 0) {
+		da->tx_budget = (enum af_xdp_tx_budget)i;
+		return 0;
 	}
 	return fail(err, len,
 		    "invalid %s '%s': expected auto (copy mode sends the whole Tx ring per sendto() where the kernel allows it, Linux 6.17+) or kernel (the kernel's default, 32)",
