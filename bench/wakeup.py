@@ -1,0 +1,255 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Wake-up latency and idle CPU of an Rx-interrupt application against a
+polling one (issue 23), on a veth pair between two network namespaces.
+
+The sender (bench-wakeup send, in the peer namespace, on CPU 0) sends
+--frames single frames --gap-us apart, each carrying CLOCK_MONOTONIC just
+before its send(); the namespaces share that clock. The application
+(tests/intr/afxdp_intr_test, one lcore on CPU 1, our driver) takes them with
+its `latency` command, asleep on the queue's Rx interrupt between frames
+(intr) or polling (poll), and records per frame the time from the
+timestamp to the frame in its hand, and, asleep, to rte_epoll_wait()'s
+return. The kernel's own sleeping receiver is the reference: a packet
+socket in a blocking recv() on the same interface, on the same CPU, before
+the application attaches its XDP program (bench-wakeup recv). Idle CPU:
+the application's user+system time (getrusage, all its threads) over
+--idle-s seconds without traffic, asleep and polling, and over the latency
+run per frame taken (what a wakeup costs: arming, the sleep, disarming).
+
+    bench/wakeup.py --build BUILD [--frames N] [--gap-us US] [--idle-s S]
+                    [--out DIR] [--smoke]
+
+Prints a Markdown table; report.md and each mode's samples (samples-<mode>.txt:
+<seq> <ns to the frame in hand> <ns to the wakeup, -1: taken without
+sleeping>) go into results/wakeup-<date>-<time>/ (or --out DIR). The
+machine may be shared: the load average is in the report, and the figures
+are for that load.
+"""
+
+import argparse
+import datetime
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.dirname(HERE)
+sys.path.insert(0, os.path.join(TOP, "tests", "integration"))
+
+from afxdp_test import cleanup, dpdk_output, env, reap, topo  # noqa: E402
+from benchlib import machine                       # noqa: E402
+from run import plugin_in                          # noqa: E402
+import test_rx_intr                                # noqa: E402  (its IntrApp drives the app)
+
+SENDER_CPU, APP_CPU = 0, 1
+MODES = ("intr", "poll", "kernel")
+MODE_TEXT = {
+    "intr": "ours, asleep on the Rx interrupt",
+    "poll": "ours, polling",
+    "kernel": "kernel: packet socket, blocking recv()",
+}
+PERCENTILES = (("p50", 50.0), ("p99", 99.0), ("p99.9", 99.9))
+
+
+def options(argv):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--build", default=os.environ.get("BUILD_DIR", os.path.join(TOP, "build")))
+    ap.add_argument("--frames", type=int, default=10000)
+    ap.add_argument("--gap-us", type=int, default=1000)
+    ap.add_argument("--idle-s", type=float, default=10.0)
+    ap.add_argument("--out", help="results directory (default results/wakeup-<date>-<time>)")
+    ap.add_argument("--smoke", action="store_true",
+                    help="200 frames and 1 s idle windows: does everything run?")
+    a = ap.parse_args(argv)
+    if a.smoke:
+        a.frames, a.idle_s = 200, 1.0
+    return a
+
+
+def tools(build):
+    t = {"plugin": plugin_in(build),
+         "sender": os.path.join(build, "bench", "bench-wakeup"),
+         "app": os.path.join(build, "tests", "intr", "afxdp_intr_test")}
+    missing = [k for k, p in t.items() if not p or not os.path.exists(p)]
+    if missing:
+        sys.exit("wakeup: not built in %s: %s (ninja -C %s)" % (build, ", ".join(missing), build))
+    return t
+
+
+def percentile(sorted_values, p):
+    """Nearest rank: the smallest value with at least p % of them at or below it."""
+    if not sorted_values:
+        return None
+    rank = max(1, -(-len(sorted_values) * p // 100))
+    return sorted_values[int(rank) - 1]
+
+
+def read_samples(path):
+    """[(seq, ns to the frame in hand, ns to the wakeup or -1)]"""
+    with open(path) as f:
+        return [tuple(int(x) for x in line.split()) for line in f if line.strip()]
+
+
+def summarize(samples, sent):
+    total = sorted(s[1] for s in samples)
+    woke = sorted(s[2] for s in samples if s[2] >= 0)
+    seqs = {s[0] for s in samples}
+    row = {"n": len(samples), "lost": sent - len(seqs), "max": total[-1] if total else None,
+           "asleep": len(woke)}
+    for name, p in PERCENTILES:
+        row[name] = percentile(total, p)
+        row["wake_" + name] = percentile(woke, p)
+    row["wake_max"] = woke[-1] if woke else None
+    return row
+
+
+def send(a, t, peer, dst_mac):
+    argv = ["taskset", "-c", str(SENDER_CPU), t["sender"], "send", peer.name, dst_mac,
+            str(a.frames), str(a.gap_us)]
+    cp = env.run(argv, ns=peer.ns.name, timeout=a.frames * a.gap_us / 1e6 + 60)
+    return dict(kv.split("=") for kv in cp.stdout.split())
+
+
+def kernel_reference(a, t, port, peer, out):
+    """The packet socket's blocking recv() on the DUT's interface, no XDP program yet."""
+    path = os.path.join(out, "samples-kernel.txt")
+    rx = env.popen(["taskset", "-c", str(APP_CPU), t["sender"], "recv", port.name,
+                    str(a.frames), path], ns=port.ns.name, stdout=subprocess.PIPE, text=True)
+    if rx.stdout.readline().strip() != "READY":
+        raise env.HarnessError("bench-wakeup recv did not start (exit %s)" % rx.wait())
+    sent = send(a, t, peer, port.mac)
+    rx.wait(timeout=30)
+    return sent, read_samples(path)
+
+
+def app_latency(a, t, app, mode, port, peer, out):
+    path = os.path.join(out, "samples-%s.txt" % mode)
+    app.cmd("latency %d %s %s" % (a.frames, mode, path), "LATENCY_READY")
+    sent = send(a, t, peer, port.mac)
+    done = app.expect("LATENCY", timeout=30)
+    env.log("%s: %s" % (mode, done))
+    return sent, read_samples(path), int(done["cpu_us"])
+
+
+def idle_cpu(a, app, mode):
+    """Microseconds of CPU per idle second: asleep (nothing to do), or polling."""
+    if mode == "intr":
+        u0 = int(app.cmd("stats", "STATS")["cpu_us"])
+        t0 = time.monotonic()
+        time.sleep(a.idle_s)
+        used = int(app.cmd("stats", "STATS")["cpu_us"]) - u0
+    else:
+        u0 = int(app.cmd("stats", "STATS")["cpu_us"])
+        t0 = time.monotonic()
+        app.cmd("poll %d" % int(a.idle_s * 1000), "POLLED")
+        used = int(app.cmd("stats", "STATS")["cpu_us"]) - u0
+    return used / (time.monotonic() - t0)
+
+
+def us(ns):
+    return "-" if ns is None else "%.1f" % (ns / 1000.0)
+
+
+def report(a, results, meta):
+    lines = ["# Wake-up latency and idle CPU (%s)" % meta["date"], "",
+             "%d single frames %d us apart per mode; sender on CPU %d, receiver on CPU %d; "
+             "veth, our driver in %s mode." % (a.frames, a.gap_us, SENDER_CPU, APP_CPU,
+                                                meta["socket_mode"]),
+             "Machine: %s; load average %s at the start, %s at the end; busiest others at the "
+             "start: %s." % (meta["machine"], meta["load_start"], meta["load_end"], meta["busy"]),
+             "",
+             "| receiver | frames | lost | p50 us | p99 us | p99.9 us | max us | "
+             "idle CPU (% of a core) | CPU us per frame |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for mode in MODES:
+        r = results.get(mode)
+        if r is None:
+            continue
+        idle, per_frame = r.get("idle_us_per_s"), r.get("cpu_us_per_frame")
+        lines.append("| %s | %d | %d | %s | %s | %s | %s | %s | %s |" % (
+            MODE_TEXT[mode], r["n"], r["lost"], us(r["p50"]), us(r["p99"]), us(r["p99.9"]),
+            us(r["max"]), "-" if idle is None else "%.2f" % (idle / 1e4),
+            "-" if per_frame is None else "%.1f" % per_frame))
+    r = results.get("intr")
+    if r:
+        lines += ["",
+                  "Asleep, the part up to rte_epoll_wait()'s return (%d of %d frames taken "
+                  "after a sleep; the rest without sleeping): p50 %s us, p99 %s us, "
+                  "p99.9 %s us, max %s us." % (r["asleep"], r["n"], us(r["wake_p50"]),
+                                                us(r["wake_p99"]), us(r["wake_p99.9"]),
+                                                us(r["wake_max"]))]
+    return "\n".join(lines) + "\n"
+
+
+def measure(a, t, out, results, meta):
+    """The three receivers, one after the other, on one veth pair."""
+    with topo.Topology() as net:
+        dut, gen = net.netns("dut"), net.netns("gen")
+        port, peer = net.veth(dut, "d0", gen, "g0")
+        print("wakeup: kernel reference (%d frames)" % a.frames, flush=True)
+        sent, samples = kernel_reference(a, t, port, peer, out)
+        results["kernel"] = summarize(samples, int(sent["sent"]))
+        app = test_rx_intr.IntrApp(dut, "net_af_xdp0,iface=%s" % port.name).start()
+        app.expect("READY", timeout=60)
+        meta["socket_mode"] = "/".join(sorted(
+            {m for m, _ in dpdk_output.socket_modes(app.log()).get(port.name, [])})) or "?"
+        for mode in ("intr", "poll"):
+            print("wakeup: %s (%d frames, then %.0f s idle)" % (mode, a.frames, a.idle_s),
+                  flush=True)
+            sent, samples, cpu_us = app_latency(a, t, app, mode, port, peer, out)
+            results[mode] = summarize(samples, int(sent["sent"]))
+            results[mode]["cpu_us_per_frame"] = cpu_us / max(1, len(samples))
+            results[mode]["idle_us_per_s"] = idle_cpu(a, app, mode)
+        shutil.copy(app.log_path, os.path.join(out, "afxdp_intr_test.log"))
+        rc, _ = app.quit()
+        if rc != 0:
+            raise env.HarnessError("afxdp_intr_test exited %d" % rc)
+
+
+def main(argv):
+    a = options(argv)
+    if os.geteuid() != 0:
+        sys.exit("wakeup: run as root (network namespaces, veths, XDP programs, AF_XDP sockets)")
+    t = tools(a.build)
+    os.environ["AFXDP_PLUGIN"] = t["plugin"]
+    os.environ["AFXDP_INTR_TEST"] = t["app"]
+    stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+    out = os.path.abspath(a.out or os.path.join(TOP, "results", "wakeup-" + stamp))
+    os.makedirs(out, exist_ok=True)
+    meta = {"date": datetime.datetime.now().strftime("%Y-%m-%d %H:%M"),
+            "machine": "%(cpus)s CPUs, %(cpu_model)s, Linux %(kernel)s" % machine.describe(),
+            "load_start": machine.loadavg(),
+            "busy": ", ".join("%s (%.0f%%)" % (n, 100 * s)
+                              for n, s in machine.busy_processes(1.0)[:4]) or "none",
+            "socket_mode": "?"}
+    results = {}
+    cleanup.install()
+    rid = env.run_id()
+    print("wakeup: run id %s, results in %s" % (rid, out), flush=True)
+    try:
+        env.run_dir()       # marks the run live (tests/integration/cleanup.py --stale)
+        measure(a, t, out, results, meta)
+    except (cleanup.Interrupted, env.HarnessError, env.Failure, env.Skip, OSError) as e:
+        print("wakeup: stopped: %s" % e, file=sys.stderr)
+        return 1
+    finally:
+        cleanup.ignore_signals()
+        cleanup.run_all()
+        reap.remove_run_dir(rid)
+        left = reap.leftovers(rid)
+        if left:
+            print("wakeup: left behind, removing: %s" % "; ".join(left), file=sys.stderr)
+            reap.reap(rid)
+    meta["load_end"] = machine.loadavg()
+    text = report(a, results, meta)
+    with open(os.path.join(out, "report.md"), "w") as f:
+        f.write(text)
+    print(text + "\nwakeup: results in %s" % out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
