@@ -6,15 +6,19 @@
  * bench-wakeup: the two ends of the wake-up latency benchmark
  * (bench/wakeup.py) that are not the application under test.
  *
- *   bench-wakeup send IFACE DSTMAC COUNT GAP_US
+ *   bench-wakeup send IFACE DSTMAC COUNT GAP_US [PATH]
  *   bench-wakeup recv IFACE COUNT PATH
  *
  * send: COUNT frames of ethertype 0x88b6 out of IFACE (a packet socket),
  * one every GAP_US microseconds on an absolute schedule; each carries its
  * sequence number and CLOCK_MONOTONIC just before its sendto(), which the
  * receiver in the other network namespace shares (namespaces do not have
- * clocks of their own).  Prints: sent=<frames> late=<sent over a gap
- * behind its schedule>.
+ * clocks of their own).  With PATH, a line per frame there: <seq> <ns
+ * from the timestamp to send()'s return>; veth runs the receiving side's
+ * NAPI in the sender's softirq, so that is the frame's way into the
+ * receiver's ring (or socket) too, unless the softirq was left to
+ * ksoftirqd.  Prints: sent=<frames> late=<sent over a gap behind its
+ * schedule>.
  *
  * recv: the kernel's own sleeping receiver, the reference: a packet socket
  * on IFACE taking those frames in a blocking recv(); per frame, a line in
@@ -86,8 +90,10 @@ packet_socket(const char *iface, struct sockaddr_ll *sll)
 }
 
 static int
-send_frames(const char *iface, const char *dst, unsigned long count, unsigned long gap_us)
+send_frames(const char *iface, const char *dst, unsigned long count, unsigned long gap_us,
+	    const char *path)
 {
+	FILE *out = path != NULL ? fopen(path, "w") : NULL;
 	unsigned char frame[FRAME_LEN] = { 0 };
 	struct ether_addr *mac = ether_aton(dst);
 	struct latency_frame f;
@@ -98,6 +104,8 @@ send_frames(const char *iface, const char *dst, unsigned long count, unsigned lo
 	uint16_t type = htons(ETH_P_LATENCY);
 	int fd;
 
+	if (path != NULL && out == NULL)
+		die(path);
 	if (mac == NULL) {
 		errno = EINVAL;
 		die(dst);
@@ -128,7 +136,11 @@ send_frames(const char *iface, const char *dst, unsigned long count, unsigned lo
 		memcpy(frame + HDR_LEN, &f, sizeof(f));
 		if (send(fd, frame, sizeof(frame), 0) != (ssize_t)sizeof(frame))
 			die("send");
+		if (out != NULL)
+			fprintf(out, "%lu %" PRIu64 "\n", i, mono_ns() - f.sent_ns);
 	}
+	if (out != NULL)
+		fclose(out);
 	close(fd);
 	printf("sent=%lu late=%lu\n", count, late);
 	return 0;
@@ -177,12 +189,12 @@ recv_frames(const char *iface, unsigned long count, const char *path)
 int
 main(int argc, char **argv)
 {
-	if (argc == 6 && strcmp(argv[1], "send") == 0)
+	if ((argc == 6 || argc == 7) && strcmp(argv[1], "send") == 0)
 		return send_frames(argv[2], argv[3], strtoul(argv[4], NULL, 0),
-				   strtoul(argv[5], NULL, 0));
+				   strtoul(argv[5], NULL, 0), argc == 7 ? argv[6] : NULL);
 	if (argc == 5 && strcmp(argv[1], "recv") == 0)
 		return recv_frames(argv[2], strtoul(argv[3], NULL, 0), argv[4]);
-	fprintf(stderr, "usage: bench-wakeup send IFACE DSTMAC COUNT GAP_US\n"
+	fprintf(stderr, "usage: bench-wakeup send IFACE DSTMAC COUNT GAP_US [PATH]\n"
 			"       bench-wakeup recv IFACE COUNT PATH\n");
 	return 2;
 }

@@ -61,6 +61,9 @@ def options(argv):
     ap.add_argument("--gap-us", type=int, default=1000)
     ap.add_argument("--idle-s", type=float, default=10.0)
     ap.add_argument("--out", help="results directory (default results/wakeup-<date>-<time>)")
+    ap.add_argument("--rt", action="store_true",
+                    help="the sleeping receivers (intr, kernel) at SCHED_FIFO 1: what is left "
+                    "when the scheduler wakes them first (polling stays SCHED_OTHER)")
     ap.add_argument("--smoke", action="store_true",
                     help="200 frames and 1 s idle windows: does everything run?")
     a = ap.parse_args(argv)
@@ -93,8 +96,12 @@ def read_samples(path):
         return [tuple(int(x) for x in line.split()) for line in f if line.strip()]
 
 
-def summarize(samples, sent):
+def summarize(samples, sent, in_send):
+    """Percentiles of a receiver's samples; in_send: {seq: ns from the
+    timestamp to the sender's send() returning}."""
     total = sorted(s[1] for s in samples)
+    sender = sorted(in_send[s[0]] for s in samples if s[0] in in_send)
+    after = sorted(s[1] - in_send[s[0]] for s in samples if s[0] in in_send)
     woke = sorted(s[2] for s in samples if s[2] >= 0)
     seqs = {s[0] for s in samples}
     row = {"n": len(samples), "lost": sent - len(seqs), "max": total[-1] if total else None,
@@ -102,25 +109,35 @@ def summarize(samples, sent):
     for name, p in PERCENTILES:
         row[name] = percentile(total, p)
         row["wake_" + name] = percentile(woke, p)
+        row["send_" + name] = percentile(sender, p)
+        row["after_" + name] = percentile(after, p)
     row["wake_max"] = woke[-1] if woke else None
     return row
 
 
-def send(a, t, peer, dst_mac):
+def send(a, t, peer, dst_mac, path):
+    """Sends the frames; returns the count sent and {seq: ns in send()}."""
     argv = ["taskset", "-c", str(SENDER_CPU), t["sender"], "send", peer.name, dst_mac,
-            str(a.frames), str(a.gap_us)]
+            str(a.frames), str(a.gap_us), path]
     cp = env.run(argv, ns=peer.ns.name, timeout=a.frames * a.gap_us / 1e6 + 60)
-    return dict(kv.split("=") for kv in cp.stdout.split())
+    with open(path) as f:
+        in_send = dict(tuple(int(x) for x in line.split()) for line in f if line.strip())
+    return int(dict(kv.split("=") for kv in cp.stdout.split())["sent"]), in_send
+
+
+def rt_prefix(a):
+    return ["chrt", "-f", "1"] if a.rt else []
 
 
 def kernel_reference(a, t, port, peer, out):
     """The packet socket's blocking recv() on the DUT's interface, no XDP program yet."""
     path = os.path.join(out, "samples-kernel.txt")
-    rx = env.popen(["taskset", "-c", str(APP_CPU), t["sender"], "recv", port.name,
-                    str(a.frames), path], ns=port.ns.name, stdout=subprocess.PIPE, text=True)
+    rx = env.popen(rt_prefix(a) + ["taskset", "-c", str(APP_CPU), t["sender"], "recv",
+                                   port.name, str(a.frames), path],
+                   ns=port.ns.name, stdout=subprocess.PIPE, text=True)
     if rx.stdout.readline().strip() != "READY":
         raise env.HarnessError("bench-wakeup recv did not start (exit %s)" % rx.wait())
-    sent = send(a, t, peer, port.mac)
+    sent = send(a, t, peer, port.mac, os.path.join(out, "send-kernel.txt"))
     rx.wait(timeout=30)
     return sent, read_samples(path)
 
@@ -128,7 +145,7 @@ def kernel_reference(a, t, port, peer, out):
 def app_latency(a, t, app, mode, port, peer, out):
     path = os.path.join(out, "samples-%s.txt" % mode)
     app.cmd("latency %d %s %s" % (a.frames, mode, path), "LATENCY_READY")
-    sent = send(a, t, peer, port.mac)
+    sent = send(a, t, peer, port.mac, os.path.join(out, "send-%s.txt" % mode))
     done = app.expect("LATENCY", timeout=30)
     env.log("%s: %s" % (mode, done))
     return sent, read_samples(path), int(done["cpu_us"])
@@ -156,8 +173,10 @@ def us(ns):
 def report(a, results, meta):
     lines = ["# Wake-up latency and idle CPU (%s)" % meta["date"], "",
              "%d single frames %d us apart per mode; sender on CPU %d, receiver on CPU %d; "
-             "veth, our driver in %s mode." % (a.frames, a.gap_us, SENDER_CPU, APP_CPU,
-                                                meta["socket_mode"]),
+             "veth, our driver in %s mode; %s." % (
+                 a.frames, a.gap_us, SENDER_CPU, APP_CPU, meta["socket_mode"],
+                 "the sleeping receivers at SCHED_FIFO 1, polling at SCHED_OTHER" if a.rt
+                 else "every receiver at SCHED_OTHER, as the sender"),
              "Machine: %s; load average %s at the start, %s at the end; busiest others at the "
              "start: %s." % (meta["machine"], meta["load_start"], meta["load_end"], meta["busy"]),
              "",
@@ -173,6 +192,18 @@ def report(a, results, meta):
             MODE_TEXT[mode], r["n"], r["lost"], us(r["p50"]), us(r["p99"]), us(r["p99.9"]),
             us(r["max"]), "-" if idle is None else "%.2f" % (idle / 1e4),
             "-" if per_frame is None else "%.1f" % per_frame))
+    lines += ["", "Where the time goes (us): from the timestamp to the sender's send() "
+              "returning (veth's softirq runs the receiving side in it: the frame is in the "
+              "ring and the sleeper woken by then, unless ksoftirqd took the softirq), and "
+              "from there to the frame in hand:", "",
+              "| receiver | in send() p50 | p99 | p99.9 | after send() p50 | p99 | p99.9 |",
+              "|---|---|---|---|---|---|---|"]
+    for mode in MODES:
+        r = results.get(mode)
+        if r is not None:
+            lines.append("| %s | %s |" % (MODE_TEXT[mode], " | ".join(
+                us(r["%s_%s" % (part, name)]) for part in ("send", "after")
+                for name, _ in PERCENTILES)))
     r = results.get("intr")
     if r:
         lines += ["",
@@ -190,8 +221,8 @@ def measure(a, t, out, results, meta):
         dut, gen = net.netns("dut"), net.netns("gen")
         port, peer = net.veth(dut, "d0", gen, "g0")
         print("wakeup: kernel reference (%d frames)" % a.frames, flush=True)
-        sent, samples = kernel_reference(a, t, port, peer, out)
-        results["kernel"] = summarize(samples, int(sent["sent"]))
+        (sent, in_send), samples = kernel_reference(a, t, port, peer, out)
+        results["kernel"] = summarize(samples, sent, in_send)
         app = test_rx_intr.IntrApp(dut, "net_af_xdp0,iface=%s" % port.name).start()
         app.expect("READY", timeout=60)
         meta["socket_mode"] = "/".join(sorted(
@@ -199,8 +230,12 @@ def measure(a, t, out, results, meta):
         for mode in ("intr", "poll"):
             print("wakeup: %s (%d frames, then %.0f s idle)" % (mode, a.frames, a.idle_s),
                   flush=True)
-            sent, samples, cpu_us = app_latency(a, t, app, mode, port, peer, out)
-            results[mode] = summarize(samples, int(sent["sent"]))
+            # The lcore is the process's main thread (ip netns exec execs it).
+            if a.rt:
+                env.run(["chrt", "-p"] + (["-f", "1"] if mode == "intr" else ["-o", "0"])
+                        + [str(app.proc.pid)])
+            (sent, in_send), samples, cpu_us = app_latency(a, t, app, mode, port, peer, out)
+            results[mode] = summarize(samples, sent, in_send)
             results[mode]["cpu_us_per_frame"] = cpu_us / max(1, len(samples))
             results[mode]["idle_us_per_s"] = idle_cpu(a, app, mode)
         shutil.copy(app.log_path, os.path.join(out, "afxdp_intr_test.log"))
