@@ -24,7 +24,8 @@
  * on IFACE taking those frames in a blocking recv(); per frame, a line in
  * PATH as afxdp_intr_test's latency command writes them (<seq> <ns from the
  * timestamp to the frame in hand> -1).  Prints READY once bound; ends at
- * COUNT frames or 2 s without one: n=<frames>.
+ * COUNT frames or 2 s without one: n=<frames> drops=<the socket's, for a
+ * full receive buffer (PACKET_STATISTICS)>.
  */
 
 #define _GNU_SOURCE
@@ -150,6 +151,8 @@ static int
 recv_frames(const char *iface, unsigned long count, const char *path)
 {
 	struct timeval quiet = { .tv_sec = QUIET_S };
+	struct tpacket_stats st = { 0 };
+	socklen_t st_len = sizeof(st);
 	unsigned char frame[2048];
 	struct latency_frame f;
 	struct sockaddr_ll sll;
@@ -181,8 +184,10 @@ recv_frames(const char *iface, unsigned long count, const char *path)
 		n++;
 	}
 	fclose(out);
+	if (getsockopt(fd, SOL_PACKET, PACKET_STATISTICS, &st, &st_len) != 0)
+		die("PACKET_STATISTICS");
 	close(fd);
-	printf("n=%lu\n", n);
+	printf("n=%lu drops=%u\n", n, st.tp_drops);
 	return 0;
 }
 

@@ -139,7 +139,8 @@ def kernel_reference(a, t, port, peer, out):
         raise env.HarnessError("bench-wakeup recv did not start (exit %s)" % rx.wait())
     sent = send(a, t, peer, port.mac, os.path.join(out, "send-kernel.txt"))
     rx.wait(timeout=30)
-    return sent, read_samples(path)
+    said = dict(kv.split("=") for kv in rx.stdout.read().split())
+    return sent, read_samples(path), int(said.get("drops", -1))
 
 
 def app_latency(a, t, app, mode, port, peer, out):
@@ -181,7 +182,7 @@ def report(a, results, meta):
              "start: %s." % (meta["machine"], meta["load_start"], meta["load_end"], meta["busy"]),
              "",
              "| receiver | frames | lost | p50 us | p99 us | p99.9 us | max us | "
-             "idle CPU (% of a core) | CPU us per frame |",
+             "idle CPU: us per s (% of a core) | CPU us per frame |",
              "|---|---|---|---|---|---|---|---|---|"]
     for mode in MODES:
         r = results.get(mode)
@@ -190,8 +191,12 @@ def report(a, results, meta):
         idle, per_frame = r.get("idle_us_per_s"), r.get("cpu_us_per_frame")
         lines.append("| %s | %d | %d | %s | %s | %s | %s | %s | %s |" % (
             MODE_TEXT[mode], r["n"], r["lost"], us(r["p50"]), us(r["p99"]), us(r["p99.9"]),
-            us(r["max"]), "-" if idle is None else "%.2f" % (idle / 1e4),
+            us(r["max"]), "-" if idle is None else "%.0f (%.3f %%)" % (idle, idle / 1e4),
             "-" if per_frame is None else "%.1f" % per_frame))
+    r = results.get("kernel")
+    if r and r["lost"]:
+        lines += ["", "The kernel's packet socket dropped %d frames for a full receive buffer "
+                  "(PACKET_STATISTICS) while its receiver waited for the CPU." % r["drops"]]
     lines += ["", "Where the time goes (us): from the timestamp to the sender's send() "
               "returning (veth's softirq runs the receiving side in it: the frame is in the "
               "ring and the sleeper woken by then, unless ksoftirqd took the softirq), and "
@@ -221,8 +226,9 @@ def measure(a, t, out, results, meta):
         dut, gen = net.netns("dut"), net.netns("gen")
         port, peer = net.veth(dut, "d0", gen, "g0")
         print("wakeup: kernel reference (%d frames)" % a.frames, flush=True)
-        (sent, in_send), samples = kernel_reference(a, t, port, peer, out)
+        (sent, in_send), samples, drops = kernel_reference(a, t, port, peer, out)
         results["kernel"] = summarize(samples, sent, in_send)
+        results["kernel"]["drops"] = drops
         app = test_rx_intr.IntrApp(dut, "net_af_xdp0,iface=%s" % port.name).start()
         app.expect("READY", timeout=60)
         meta["socket_mode"] = "/".join(sorted(
