@@ -18,11 +18,11 @@ the application's user+system time (getrusage, all its threads) over
 run per frame taken (what a wakeup costs: arming, the sleep, disarming).
 
     bench/wakeup.py --build BUILD [--frames N] [--gap-us US] [--idle-s S]
-                    [--out DIR] [--smoke]
+                    [--out DIR] [--rt] [--smoke]
 
 Prints a Markdown table; report.md and each mode's samples (samples-<mode>.txt:
-<seq> <ns to the frame in hand> <ns to the wakeup, -1: taken without
-sleeping>) go into results/wakeup-<date>-<time>/ (or --out DIR). The
+<seq> <ns to the frame in hand> <ns to the wakeup, -1: not woken by a
+sleep>) go into results/wakeup-<date>-<time>/ (or --out DIR). The
 machine may be shared: the load average is in the report, and the figures
 are for that load.
 """
@@ -213,7 +213,7 @@ def report(a, results, meta):
     if r:
         lines += ["",
                   "Asleep, the part up to rte_epoll_wait()'s return (%d of %d frames taken "
-                  "after a sleep; the rest without sleeping): p50 %s us, p99 %s us, "
+                  "after a sleep, woken by it; the rest were not): p50 %s us, p99 %s us, "
                   "p99.9 %s us, max %s us." % (r["asleep"], r["n"], us(r["wake_p50"]),
                                                 us(r["wake_p99"]), us(r["wake_p99.9"]),
                                                 us(r["wake_max"]))]

@@ -41,7 +41,7 @@
  *             namespace), sleeping on the Rx interrupt between them (intr)
  *             or polling (poll); per frame, a line in PATH: <seq> <ns from
  *             the sender's timestamp to the frame in hand> <ns from it to
- *             rte_epoll_wait()'s return, -1 when taken without sleeping>.
+ *             rte_epoll_wait()'s return, -1 when not woken by it>.
  *             Ends at N frames, or 2 s without one:
  *             LATENCY n=<frames> sleeps=<> cpu_us=<user+system time spent>
  *
@@ -191,9 +191,10 @@ latency_record(const struct rte_mbuf *m, uint64_t now_ns)
 	p = rte_pktmbuf_read(m, sizeof(struct rte_ether_hdr), sizeof(f), &f);
 	if (p == NULL)
 		return;
+	/* A frame sent after the wakeup did not wake us: as if taken awake. */
 	fprintf(latency->out, "%" PRIu32 " %" PRId64 " %" PRId64 "\n", p->seq,
 		(int64_t)(now_ns - p->sent_ns),
-		latency->woke_ns != 0 ? (int64_t)(latency->woke_ns - p->sent_ns) : -1);
+		latency->woke_ns > p->sent_ns ? (int64_t)(latency->woke_ns - p->sent_ns) : -1);
 	latency->frames++;
 	latency->last_ns = now_ns;
 }
