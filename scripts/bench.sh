@@ -24,7 +24,7 @@
 #   --wakeup     wake-up latency and idle CPU instead (bench/wakeup.py): an
 #                application asleep on its Rx interrupt against one polling,
 #                and the kernel's blocking recv(); 10,000 frames 1 ms apart
-#                each (~1.5 min; --rt: the sleepers at SCHED_FIFO 1; --smoke:
+#                each (~1 min; --rt: the sleepers at SCHED_FIFO 1; --smoke:
 #                200 frames)
 set -euo pipefail
 
