@@ -24,8 +24,10 @@
  * on IFACE taking those frames in a blocking recv(); per frame, a line in
  * PATH as afxdp_intr_test's latency command writes them (<seq> <ns from the
  * timestamp to the frame in hand> -1).  Prints READY once bound; ends at
- * COUNT frames or 2 s without one: n=<frames> drops=<the socket's, for a
- * full receive buffer (PACKET_STATISTICS)>.
+ * COUNT frames or at SIGUSR1 (the sender is done; sent until it ends, as
+ * one may come just before a recv() begins): n=<frames> drops=<the
+ * socket's, for a full receive buffer (PACKET_STATISTICS)>.  Not at a quiet
+ * spell, which a machine that stops for a while makes by itself.
  */
 
 #define _GNU_SOURCE
@@ -39,6 +41,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -47,13 +50,21 @@
 #define ETH_P_LATENCY	0x88B6
 #define FRAME_LEN	60
 #define HDR_LEN		14
-#define QUIET_S		2
 
 /* After the Ethernet header; afxdp_intr_test reads the same. */
 struct latency_frame {
 	uint32_t seq;
 	uint64_t sent_ns;
 } __attribute__((packed));
+
+static volatile sig_atomic_t stop;
+
+static void
+on_stop(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
 
 static uint64_t
 mono_ns(void)
@@ -150,7 +161,7 @@ send_frames(const char *iface, const char *dst, unsigned long count, unsigned lo
 static int
 recv_frames(const char *iface, unsigned long count, const char *path)
 {
-	struct timeval quiet = { .tv_sec = QUIET_S };
+	struct sigaction sa = { .sa_handler = on_stop };	/* no SA_RESTART: recv() ends */
 	struct tpacket_stats st = { 0 };
 	socklen_t st_len = sizeof(st);
 	unsigned char frame[2048];
@@ -162,19 +173,17 @@ recv_frames(const char *iface, unsigned long count, const char *path)
 
 	if (out == NULL)
 		die(path);
+	if (sigaction(SIGUSR1, &sa, NULL) != 0)
+		die("sigaction");
 	fd = packet_socket(iface, &sll);
-	if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &quiet, sizeof(quiet)) != 0)
-		die("SO_RCVTIMEO");
 	printf("READY\n");
 	fflush(stdout);
-	while (n < count) {
+	while (n < count && !stop) {
 		ssize_t len = recv(fd, frame, sizeof(frame), 0);
 		uint64_t now = mono_ns();
 
 		if (len < 0 && errno == EINTR)
 			continue;
-		if (len < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-			break;		/* quiet: the sender is done */
 		if (len < 0)
 			die("recv");
 		if ((size_t)len < HDR_LEN + sizeof(f))

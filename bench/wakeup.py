@@ -31,6 +31,7 @@ import argparse
 import datetime
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -51,6 +52,7 @@ MODE_TEXT = {
     "poll": "ours, polling",
     "kernel": "kernel: packet socket, blocking recv()",
 }
+SETTLE_S = 0.3              # for the last frames after the sender is done
 PERCENTILES = (("p50", 50.0), ("p99", 99.0), ("p99.9", 99.9))
 
 
@@ -125,6 +127,21 @@ def send(a, t, peer, dst_mac, path):
     return int(dict(kv.split("=") for kv in cp.stdout.split())["sent"]), in_send
 
 
+def end_after_sender(ended, tell):
+    """The sender is done: a receiver that took fewer frames than were sent
+    (some were lost) is told to end, again until it has (a signal may come
+    just before its recv() starts)."""
+    deadline = time.monotonic() + SETTLE_S
+    while not ended() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    deadline = time.monotonic() + 30
+    while not ended():
+        if time.monotonic() > deadline:
+            raise env.HarnessError("bench-wakeup recv does not end")
+        tell()
+        time.sleep(0.5)
+
+
 def rt_prefix(a):
     return ["chrt", "-f", "1"] if a.rt else []
 
@@ -138,7 +155,7 @@ def kernel_reference(a, t, port, peer, out):
     if rx.stdout.readline().strip() != "READY":
         raise env.HarnessError("bench-wakeup recv did not start (exit %s)" % rx.wait())
     sent = send(a, t, peer, port.mac, os.path.join(out, "send-kernel.txt"))
-    rx.wait(timeout=30)
+    end_after_sender(lambda: rx.poll() is not None, lambda: rx.send_signal(signal.SIGUSR1))
     said = dict(kv.split("=") for kv in rx.stdout.read().split())
     return sent, read_samples(path), int(said.get("drops", -1))
 
@@ -147,6 +164,11 @@ def app_latency(a, t, app, mode, port, peer, out):
     path = os.path.join(out, "samples-%s.txt" % mode)
     app.cmd("latency %d %s %s" % (a.frames, mode, path), "LATENCY_READY")
     sent = send(a, t, peer, port.mac, os.path.join(out, "send-%s.txt" % mode))
+    # The app answers LATENCY when it ends: by its count, or at "stop"
+    # (ignored if it ended by its count first), which waits for frames the
+    # sender's send() left to ksoftirqd.
+    time.sleep(SETTLE_S)
+    app.send("stop")
     done = app.expect("LATENCY", timeout=30)
     env.log("%s: %s" % (mode, done))
     return sent, read_samples(path), int(done["cpu_us"])

@@ -42,7 +42,8 @@
  *             or polling (poll); per frame, a line in PATH: <seq> <ns from
  *             the sender's timestamp to the frame in hand> <ns from it to
  *             rte_epoll_wait()'s return, -1 when not woken by it>.
- *             Ends at N frames, or 2 s without one:
+ *             Ends at N frames, or at a line on stdin (the sender is done;
+ *             one that comes after the end is ignored):
  *             LATENCY n=<frames> sleeps=<> cpu_us=<user+system time spent>
  *
  * --mtu N: that MTU, with the Rx scatter offload (frames of several mbufs).
@@ -88,7 +89,7 @@
 #define NB_MBUFS	8191
 #define ETH_P_TEST	0x88B5
 #define ETH_P_LATENCY	0x88B6	/* bench-wakeup's timestamped frames */
-#define LATENCY_QUIET_NS	2000000000ull	/* the run ends after this without a frame */
+#define LATENCY_STDIN_EVERY	1024	/* polls between two looks at stdin */
 #define STDIN_TAG	((void *)(uintptr_t)0x57D1)
 #define PARTIAL_WAIT_MS	3000
 #define ARMWAIT_MS	5000
@@ -109,7 +110,9 @@ static uint64_t wakeups, empty_wakeups;
  * The latency command's record: set while it runs.  The timestamp in a
  * bench-wakeup frame is the sender's CLOCK_MONOTONIC, which the two
  * namespaces share; woke_ns is when rte_epoll_wait() last returned with a
- * queue event, 0 while frames are taken without having slept.
+ * queue event, 0 while frames are taken without having slept.  The run
+ * ends at a count, or when the harness says the sender is done: not at a
+ * quiet spell, which a machine that stops for a while makes by itself.
  */
 struct latency_frame {
 	uint32_t seq;
@@ -118,7 +121,7 @@ struct latency_frame {
 
 static struct {
 	FILE *out;
-	uint64_t frames, woke_ns, last_ns;
+	uint64_t frames, woke_ns;
 } *latency;
 
 static void
@@ -196,7 +199,6 @@ latency_record(const struct rte_mbuf *m, uint64_t now_ns)
 		(int64_t)(now_ns - p->sent_ns),
 		latency->woke_ns > p->sent_ns ? (int64_t)(latency->woke_ns - p->sent_ns) : -1);
 	latency->frames++;
-	latency->last_ns = now_ns;
 }
 
 static uint64_t
@@ -424,13 +426,15 @@ cmd_poll(unsigned int ms)
 /*
  * Wake-up latency: frames 1 ms apart (or whatever the sender does) taken
  * as an application would, asleep on the Rx interrupt between them or
- * polling.  stdin is not read meanwhile: the run ends by itself.
+ * polling.  A line on stdin ends it early.
  */
 static void
 cmd_latency(const char *args)
 {
-	char mode[8] = "", path[256] = "";
+	struct pollfd pfd = { .fd = 0, .events = POLLIN };
+	char mode[8] = "", path[256] = "", line[64];
 	unsigned long want = 0;
+	unsigned int i;
 	uint64_t sleeps = 0, cpu0;
 	bool intr, cmd = false;
 	uint16_t q;
@@ -449,25 +453,28 @@ cmd_latency(const char *args)
 		latency = NULL;
 		return;
 	}
-	latency->last_ns = mono_ns();
 	cpu0 = cpu_us();
 	say("LATENCY_READY");
-	while (latency->frames < want && mono_ns() - latency->last_ns < LATENCY_QUIET_NS) {
+	while (latency->frames < want && !cmd) {
 		if (!intr) {
-			for (q = 0; q < nb_queues; q++)
-				receive(q, BURST);
+			for (i = 0; i < LATENCY_STDIN_EVERY; i++)
+				for (q = 0; q < nb_queues; q++)
+					receive(q, BURST);
+			cmd = poll(&pfd, 1, 0) > 0;
 			continue;
 		}
 		latency->woke_ns = 0;
 		receive_all();
 		arm(true);
-		if (sleep_on_events(100, &cmd) > 0) {
+		if (sleep_on_events(-1, &cmd) > 0) {
 			latency->woke_ns = mono_ns();
 			sleeps++;
 		}
 		arm(false);
 		receive_all();
 	}
+	if (cmd)
+		read_line(line, sizeof(line));
 	fclose(latency->out);
 	say("LATENCY n=%" PRIu64 " sleeps=%" PRIu64 " cpu_us=%" PRIu64, latency->frames, sleeps,
 	    cpu_us() - cpu0);
@@ -485,6 +492,8 @@ command(void)
 		return false;
 	if (strcmp(line, "stats") == 0)
 		print_stats();
+	else if (strcmp(line, "stop") == 0)
+		;	/* a latency run's end, come after it ended by its count */
 	else if (strcmp(line, "armwait") == 0)
 		cmd_armwait();
 	else if (strcmp(line, "partial") == 0)
