@@ -62,6 +62,8 @@ def options(argv):
     ap.add_argument("--frames", type=int, default=10000)
     ap.add_argument("--gap-us", type=int, default=1000)
     ap.add_argument("--idle-s", type=float, default=10.0)
+    ap.add_argument("--blocks", type=int, default=5,
+                    help="interleave the receivers in this many blocks of the frames")
     ap.add_argument("--out", help="results directory (default results/wakeup-<date>-<time>)")
     ap.add_argument("--rt", action="store_true",
                     help="the sleeping receivers (intr, kernel) at SCHED_FIFO 1: what is left "
@@ -70,7 +72,9 @@ def options(argv):
                     help="200 frames and 1 s idle windows: does everything run?")
     a = ap.parse_args(argv)
     if a.smoke:
-        a.frames, a.idle_s = 200, 1.0
+        a.frames, a.idle_s, a.blocks = 200, 1.0, 1
+    if not 1 <= a.blocks <= a.frames:
+        ap.error("--blocks: 1 to --frames")
     return a
 
 
@@ -117,11 +121,11 @@ def summarize(samples, sent, in_send):
     return row
 
 
-def send(a, t, peer, dst_mac, path):
-    """Sends the frames; returns the count sent and {seq: ns in send()}."""
+def send(a, t, peer, dst_mac, count, path):
+    """Sends `count` frames; returns the count sent and {seq: ns in send()}."""
     argv = ["taskset", "-c", str(SENDER_CPU), t["sender"], "send", peer.name, dst_mac,
-            str(a.frames), str(a.gap_us), path]
-    cp = env.run(argv, ns=peer.ns.name, timeout=a.frames * a.gap_us / 1e6 + 60)
+            str(count), str(a.gap_us), path]
+    cp = env.run(argv, ns=peer.ns.name, timeout=count * a.gap_us / 1e6 + 60)
     with open(path) as f:
         in_send = dict(tuple(int(x) for x in line.split()) for line in f if line.strip())
     return int(dict(kv.split("=") for kv in cp.stdout.split())["sent"]), in_send
@@ -146,24 +150,25 @@ def rt_prefix(a):
     return ["chrt", "-f", "1"] if a.rt else []
 
 
-def kernel_reference(a, t, port, peer, out):
-    """The packet socket's blocking recv() on the DUT's interface, no XDP program yet."""
-    path = os.path.join(out, "samples-kernel.txt")
+def kernel_reference(a, t, port, peer, count, stem):
+    """The packet socket's blocking recv() on the DUT's interface, with no
+    XDP program on it."""
+    path = stem + "samples-kernel.txt"
     rx = env.popen(rt_prefix(a) + ["taskset", "-c", str(APP_CPU), t["sender"], "recv",
-                                   port.name, str(a.frames), path],
+                                   port.name, str(count), path],
                    ns=port.ns.name, stdout=subprocess.PIPE, text=True)
     if rx.stdout.readline().strip() != "READY":
         raise env.HarnessError("bench-wakeup recv did not start (exit %s)" % rx.wait())
-    sent = send(a, t, peer, port.mac, os.path.join(out, "send-kernel.txt"))
+    sent = send(a, t, peer, port.mac, count, stem + "send-kernel.txt")
     end_after_sender(lambda: rx.poll() is not None, lambda: rx.send_signal(signal.SIGUSR1))
     said = dict(kv.split("=") for kv in rx.stdout.read().split())
     return sent, read_samples(path), int(said.get("drops", -1))
 
 
-def app_latency(a, t, app, mode, port, peer, out):
-    path = os.path.join(out, "samples-%s.txt" % mode)
-    app.cmd("latency %d %s %s" % (a.frames, mode, path), "LATENCY_READY")
-    sent = send(a, t, peer, port.mac, os.path.join(out, "send-%s.txt" % mode))
+def app_latency(a, t, app, mode, port, peer, count, stem):
+    path = stem + "samples-%s.txt" % mode
+    app.cmd("latency %d %s %s" % (count, mode, path), "LATENCY_READY")
+    sent = send(a, t, peer, port.mac, count, stem + "send-%s.txt" % mode)
     # The app answers LATENCY when it ends: by its count, or at "stop"
     # (ignored if it ended by its count first), which waits for frames the
     # sender's send() left to ksoftirqd.
@@ -174,19 +179,17 @@ def app_latency(a, t, app, mode, port, peer, out):
     return sent, read_samples(path), int(done["cpu_us"])
 
 
-def idle_cpu(a, app, mode):
-    """Microseconds of CPU per idle second: asleep (nothing to do), or polling."""
+def idle_cpu(app, mode, seconds):
+    """Microseconds of CPU used and seconds passed idle: asleep (nothing to
+    do), or polling."""
+    u0 = int(app.cmd("stats", "STATS")["cpu_us"])
+    t0 = time.monotonic()
     if mode == "intr":
-        u0 = int(app.cmd("stats", "STATS")["cpu_us"])
-        t0 = time.monotonic()
-        time.sleep(a.idle_s)
-        used = int(app.cmd("stats", "STATS")["cpu_us"]) - u0
+        time.sleep(seconds)
     else:
-        u0 = int(app.cmd("stats", "STATS")["cpu_us"])
-        t0 = time.monotonic()
-        app.cmd("poll %d" % int(a.idle_s * 1000), "POLLED")
-        used = int(app.cmd("stats", "STATS")["cpu_us"]) - u0
-    return used / (time.monotonic() - t0)
+        app.cmd("poll %d" % int(seconds * 1000), "POLLED")
+    used = int(app.cmd("stats", "STATS")["cpu_us"]) - u0
+    return used, time.monotonic() - t0
 
 
 def us(ns):
@@ -195,9 +198,10 @@ def us(ns):
 
 def report(a, results, meta):
     lines = ["# Wake-up latency and idle CPU (%s)" % meta["date"], "",
-             "%d single frames %d us apart per mode; sender on CPU %d, receiver on CPU %d; "
-             "veth, our driver in %s mode; %s." % (
-                 a.frames, a.gap_us, SENDER_CPU, APP_CPU, meta["socket_mode"],
+             "%d single frames %d us apart per receiver, the receivers interleaved in %d "
+             "block(s); sender on CPU %d, receiver on CPU %d; veth, our driver in %s mode; "
+             "%s." % (
+                 a.frames, a.gap_us, a.blocks, SENDER_CPU, APP_CPU, meta["socket_mode"],
                  "the sleeping receivers at SCHED_FIFO 1, polling at SCHED_OTHER" if a.rt
                  else "every receiver at SCHED_OTHER, as the sender"),
              "Machine: %s; load average %s at the start, %s at the end; busiest others at the "
@@ -242,34 +246,78 @@ def report(a, results, meta):
     return "\n".join(lines) + "\n"
 
 
+class Receiver:
+    """One receiver's blocks, merged: sequence numbers follow on."""
+
+    def __init__(self):
+        self.samples, self.in_send, self.sent = [], {}, 0
+        self.drops = self.cpu_us = self.idle_us = self.idle_s = 0
+
+    def add(self, sent, in_send, samples):
+        base = self.sent
+        self.samples += [(seq + base, total, woke) for seq, total, woke in samples]
+        self.in_send.update((seq + base, ns) for seq, ns in in_send.items())
+        self.sent += sent
+
+    def write(self, path):
+        with open(path, "w") as f:
+            f.writelines("%d %d %d\n" % s for s in self.samples)
+
+    def result(self, app):
+        r = summarize(self.samples, self.sent, self.in_send)
+        r["drops"] = self.drops
+        if app:
+            r["cpu_us_per_frame"] = self.cpu_us / max(1, len(self.samples))
+            r["idle_us_per_s"] = self.idle_us / self.idle_s if self.idle_s else None
+        return r
+
+
+def app_block(a, t, port, peer, count, stem, rx, meta, order):
+    """The application on the port for one block: asleep and polling, in `order`."""
+    app = test_rx_intr.IntrApp(port.ns, "net_af_xdp0,iface=%s" % port.name).start()
+    app.expect("READY", timeout=60)
+    meta["socket_mode"] = "/".join(sorted(
+        {m for m, _ in dpdk_output.socket_modes(app.log()).get(port.name, [])})) or "?"
+    for mode in order:
+        # The lcore is the process's main thread (ip netns exec execs it).
+        if a.rt:
+            env.run(["chrt", "-p"] + (["-f", "1"] if mode == "intr" else ["-o", "0"])
+                    + [str(app.proc.pid)])
+        (sent, in_send), samples, cpu_us = app_latency(a, t, app, mode, port, peer, count, stem)
+        rx[mode].add(sent, in_send, samples)
+        rx[mode].cpu_us += cpu_us
+        used, seconds = idle_cpu(app, mode, a.idle_s / a.blocks)
+        rx[mode].idle_us += used
+        rx[mode].idle_s += seconds
+    shutil.copy(app.log_path, stem + "afxdp_intr_test.log")
+    rc, _ = app.quit()
+    if rc != 0:
+        raise env.HarnessError("afxdp_intr_test exited %d" % rc)
+
+
 def measure(a, t, out, results, meta):
-    """The three receivers, one after the other, on one veth pair."""
+    """The three receivers on one veth pair, interleaved: in each block the
+    kernel's (no XDP program on the port), then the application started,
+    asleep and polling in turn (their order alternating), and stopped."""
+    rx = {mode: Receiver() for mode in MODES}
+    blocks = os.path.join(out, "blocks")
+    os.makedirs(blocks, exist_ok=True)
     with topo.Topology() as net:
         dut, gen = net.netns("dut"), net.netns("gen")
         port, peer = net.veth(dut, "d0", gen, "g0")
-        print("wakeup: kernel reference (%d frames)" % a.frames, flush=True)
-        (sent, in_send), samples, drops = kernel_reference(a, t, port, peer, out)
-        results["kernel"] = summarize(samples, sent, in_send)
-        results["kernel"]["drops"] = drops
-        app = test_rx_intr.IntrApp(dut, "net_af_xdp0,iface=%s" % port.name).start()
-        app.expect("READY", timeout=60)
-        meta["socket_mode"] = "/".join(sorted(
-            {m for m, _ in dpdk_output.socket_modes(app.log()).get(port.name, [])})) or "?"
-        for mode in ("intr", "poll"):
-            print("wakeup: %s (%d frames, then %.0f s idle)" % (mode, a.frames, a.idle_s),
-                  flush=True)
-            # The lcore is the process's main thread (ip netns exec execs it).
-            if a.rt:
-                env.run(["chrt", "-p"] + (["-f", "1"] if mode == "intr" else ["-o", "0"])
-                        + [str(app.proc.pid)])
-            (sent, in_send), samples, cpu_us = app_latency(a, t, app, mode, port, peer, out)
-            results[mode] = summarize(samples, sent, in_send)
-            results[mode]["cpu_us_per_frame"] = cpu_us / max(1, len(samples))
-            results[mode]["idle_us_per_s"] = idle_cpu(a, app, mode)
-        shutil.copy(app.log_path, os.path.join(out, "afxdp_intr_test.log"))
-        rc, _ = app.quit()
-        if rc != 0:
-            raise env.HarnessError("afxdp_intr_test exited %d" % rc)
+        for b in range(a.blocks):
+            count = a.frames // a.blocks + (1 if b < a.frames % a.blocks else 0)
+            stem = os.path.join(blocks, "%d-" % b)
+            order = ("intr", "poll") if b % 2 == 0 else ("poll", "intr")
+            print("wakeup: block %d of %d: %d frames each to kernel, %s, %s"
+                  % (b + 1, a.blocks, count, *order), flush=True)
+            (sent, in_send), samples, drops = kernel_reference(a, t, port, peer, count, stem)
+            rx["kernel"].add(sent, in_send, samples)
+            rx["kernel"].drops += drops
+            app_block(a, t, port, peer, count, stem, rx, meta, order)
+    for mode in MODES:
+        rx[mode].write(os.path.join(out, "samples-%s.txt" % mode))
+        results[mode] = rx[mode].result(mode != "kernel")
 
 
 def main(argv):
