@@ -26,7 +26,8 @@
  * timestamp to the frame in hand> -1).  Prints READY once bound; ends at
  * COUNT frames or at SIGUSR1 (the sender is done; sent until it ends, as
  * one may come just before a recv() begins): n=<frames> drops=<the
- * socket's, for a full receive buffer (PACKET_STATISTICS)>.  Not at a quiet
+ * socket's, for a full receive buffer (PACKET_STATISTICS)> cpu_us=<user
+ * and system time from READY on, as afxdp_intr_test's>.  Not at a quiet
  * spell, which a machine that stops for a while makes by itself.
  */
 
@@ -43,6 +44,7 @@
 #include <string.h>
 #include <signal.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -64,6 +66,16 @@ on_stop(int sig)
 {
 	(void)sig;
 	stop = 1;
+}
+
+static uint64_t
+cpu_us(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000 +
+	       (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
 }
 
 static uint64_t
@@ -163,6 +175,7 @@ recv_frames(const char *iface, unsigned long count, const char *path)
 {
 	struct sigaction sa = { .sa_handler = on_stop };	/* no SA_RESTART: recv() ends */
 	struct tpacket_stats st = { 0 };
+	uint64_t cpu0;
 	socklen_t st_len = sizeof(st);
 	unsigned char frame[2048];
 	struct latency_frame f;
@@ -176,6 +189,7 @@ recv_frames(const char *iface, unsigned long count, const char *path)
 	if (sigaction(SIGUSR1, &sa, NULL) != 0)
 		die("sigaction");
 	fd = packet_socket(iface, &sll);
+	cpu0 = cpu_us();
 	printf("READY\n");
 	fflush(stdout);
 	while (n < count && !stop) {
@@ -196,7 +210,7 @@ recv_frames(const char *iface, unsigned long count, const char *path)
 	if (getsockopt(fd, SOL_PACKET, PACKET_STATISTICS, &st, &st_len) != 0)
 		die("PACKET_STATISTICS");
 	close(fd);
-	printf("n=%lu drops=%u\n", n, st.tp_drops);
+	printf("n=%lu drops=%u cpu_us=%" PRIu64 "\n", n, st.tp_drops, cpu_us() - cpu0);
 	return 0;
 }
 

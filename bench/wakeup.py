@@ -69,10 +69,10 @@ def options(argv):
                     help="the sleeping receivers (intr, kernel) at SCHED_FIFO 1: what is left "
                     "when the scheduler wakes them first (polling stays SCHED_OTHER)")
     ap.add_argument("--smoke", action="store_true",
-                    help="200 frames and 1 s idle windows: does everything run?")
+                    help="100 frames and 0.5 s idle windows: does everything run?")
     a = ap.parse_args(argv)
     if a.smoke:
-        a.frames, a.idle_s, a.blocks = 200, 1.0, 1
+        a.frames, a.idle_s, a.blocks = 100, 0.5, 1
     if not 1 <= a.blocks <= a.frames:
         ap.error("--blocks: 1 to --frames")
     return a
@@ -162,7 +162,7 @@ def kernel_reference(a, t, port, peer, count, stem):
     sent = send(a, t, peer, port.mac, count, stem + "send-kernel.txt")
     end_after_sender(lambda: rx.poll() is not None, lambda: rx.send_signal(signal.SIGUSR1))
     said = dict(kv.split("=") for kv in rx.stdout.read().split())
-    return sent, read_samples(path), int(said.get("drops", -1))
+    return sent, read_samples(path), int(said["drops"]), int(said["cpu_us"])
 
 
 def app_latency(a, t, app, mode, port, peer, count, stem):
@@ -263,12 +263,11 @@ class Receiver:
         with open(path, "w") as f:
             f.writelines("%d %d %d\n" % s for s in self.samples)
 
-    def result(self, app):
+    def result(self):
         r = summarize(self.samples, self.sent, self.in_send)
         r["drops"] = self.drops
-        if app:
-            r["cpu_us_per_frame"] = self.cpu_us / max(1, len(self.samples))
-            r["idle_us_per_s"] = self.idle_us / self.idle_s if self.idle_s else None
+        r["cpu_us_per_frame"] = self.cpu_us / max(1, len(self.samples))
+        r["idle_us_per_s"] = self.idle_us / self.idle_s if self.idle_s else None
         return r
 
 
@@ -311,13 +310,15 @@ def measure(a, t, out, results, meta):
             order = ("intr", "poll") if b % 2 == 0 else ("poll", "intr")
             print("wakeup: block %d of %d: %d frames each to kernel, %s, %s"
                   % (b + 1, a.blocks, count, *order), flush=True)
-            (sent, in_send), samples, drops = kernel_reference(a, t, port, peer, count, stem)
+            (sent, in_send), samples, drops, cpu_us = kernel_reference(a, t, port, peer,
+                                                                      count, stem)
             rx["kernel"].add(sent, in_send, samples)
             rx["kernel"].drops += drops
+            rx["kernel"].cpu_us += cpu_us
             app_block(a, t, port, peer, count, stem, rx, meta, order)
     for mode in MODES:
         rx[mode].write(os.path.join(out, "samples-%s.txt" % mode))
-        results[mode] = rx[mode].result(mode != "kernel")
+        results[mode] = rx[mode].result()
 
 
 def main(argv):

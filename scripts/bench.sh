@@ -25,7 +25,7 @@
 #                application asleep on its Rx interrupt against one polling,
 #                and the kernel's blocking recv(); 10,000 frames 1 ms apart
 #                each (~1 min; --rt: the sleepers at SCHED_FIFO 1; --smoke:
-#                200 frames)
+#                100 frames)
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)

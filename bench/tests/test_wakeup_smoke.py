@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""Smoke run of the wake-up latency benchmark: bench/wakeup.py --smoke (200
-frames 1 ms apart to each receiver, 1 s idle windows) must finish and write
+"""Smoke run of the wake-up latency benchmark: bench/wakeup.py --smoke (100
+frames 1 ms apart to each receiver, 0.5 s idle windows) must finish and write
 its table; every frame the sender sent must be in each receiver's samples,
 once, in order of sending, each received after its timestamp (the two
 namespaces share CLOCK_MONOTONIC); asleep on the Rx interrupt, frames must
@@ -27,7 +27,7 @@ from afxdp_test import reap
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 WAKEUP = os.path.join(os.path.dirname(HERE), "wakeup.py")
-FRAMES = 200                 # wakeup.py --smoke
+FRAMES = wakeup.options(["--smoke"]).frames
 TIMEOUT = 60                 # only against a hang
 
 
