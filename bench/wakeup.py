@@ -11,18 +11,21 @@ its `latency` command, asleep on the queue's Rx interrupt between frames
 (intr) or polling (poll), and records per frame the time from the
 timestamp to the frame in its hand, and, asleep, to rte_epoll_wait()'s
 return. The kernel's own sleeping receiver is the reference: a packet
-socket in a blocking recv() on the same interface, on the same CPU, before
-the application attaches its XDP program (bench-wakeup recv). Idle CPU:
-the application's user+system time (getrusage, all its threads) over
---idle-s seconds without traffic, asleep and polling, and over the latency
-run per frame taken (what a wakeup costs: arming, the sleep, disarming).
+socket in a blocking recv() on the same interface, on the same CPU, while
+no XDP program is attached (bench-wakeup recv). The three are interleaved
+in --blocks blocks: in each, the kernel's receiver, then the application
+started, asleep and polling in turn, and stopped. Idle CPU: the
+application's user+system time (getrusage, all its threads) over --idle-s
+seconds in all without traffic, asleep and polling; and each receiver's
+over its frames (what a wakeup costs: arming, the sleep, disarming).
 
     bench/wakeup.py --build BUILD [--frames N] [--gap-us US] [--idle-s S]
-                    [--out DIR] [--rt] [--smoke]
+                    [--blocks N] [--out DIR] [--rt] [--smoke]
 
-Prints a Markdown table; report.md and each mode's samples (samples-<mode>.txt:
-<seq> <ns to the frame in hand> <ns to the wakeup, -1: not woken by a
-sleep>) go into results/wakeup-<date>-<time>/ (or --out DIR). The
+Prints a Markdown table; report.md and each receiver's samples
+(samples-<receiver>.txt: <seq> <ns to the frame in hand> <ns to the
+wakeup, -1: not woken by a sleep>), and per block the sender's times in
+send() (blocks/) go into results/wakeup-<date>-<time>/ (or --out DIR). The
 machine may be shared: the load average is in the report, and the figures
 are for that load.
 """
