@@ -21,6 +21,11 @@
 #                ours with the raised budget, with tx_budget=kernel and the
 #                stock driver, interleaved; testpmd io and the l2fwd example;
 #                sendto() calls per forwarded frame (~6 min; --quick ~2 min)
+#   --wakeup     wake-up latency and idle CPU instead (bench/wakeup.py): an
+#                application asleep on its Rx interrupt against one polling,
+#                and the kernel's blocking recv(); 10,000 frames 1 ms apart
+#                each (~1 min; --rt: the sleepers at SCHED_FIFO 1; --smoke:
+#                100 frames)
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -41,6 +46,21 @@ tx_budget_bench() {
 if [ "${1:-}" = "--tx-budget" ]; then
 	shift
 	tx_budget_bench "$@"
+fi
+
+# Rx interrupts (issue 23): bench/wakeup.py drives tests/intr/afxdp_intr_test
+# and bench/wakeup.c's sender and kernel reference on one veth pair.
+wakeup_bench() {
+	echo "== set-up and build (scripts/setup.sh)"
+	"$top/scripts/setup.sh" | tail -n 2
+	export PYTHONPATH=$top/python${PYTHONPATH:+:$PYTHONPATH}
+	local py=/usr/bin/python3
+	[ -x "$py" ] || py=python3
+	exec "$py" "$top/bench/wakeup.py" --build "$build_dir" "$@"
+}
+if [ "${1:-}" = "--wakeup" ]; then
+	shift
+	wakeup_bench "$@"
 fi
 
 line=

@@ -35,6 +35,16 @@
  *             RESTARTED ret=<>
  *   poll MS   poll without sleeping for MS ms: POLLED rx=<frames>
  *   quit      stop and close the port: BYE rx=<frames>
+ *   latency N intr|poll PATH
+ *             wake-up latency (bench/wakeup.py): take N timestamped frames
+ *             (ethertype 0x88b6, sent by bench-wakeup from the peer
+ *             namespace), sleeping on the Rx interrupt between them (intr)
+ *             or polling (poll); per frame, a line in PATH: <seq> <ns from
+ *             the sender's timestamp to the frame in hand> <ns from it to
+ *             rte_epoll_wait()'s return, -1 when not woken by it>.
+ *             Ends at N frames, or at a line on stdin (the sender is done;
+ *             one that comes after the end is ignored):
+ *             LATENCY n=<frames> sleeps=<> cpu_us=<user+system time spent>
  *
  * --mtu N: that MTU, with the Rx scatter offload (frames of several mbufs).
  *
@@ -57,6 +67,7 @@
 #include <unistd.h>
 #include <sys/epoll.h>
 #include <sys/resource.h>
+#include <time.h>
 
 #include <rte_cpuflags.h>
 #include <rte_cycles.h>
@@ -77,6 +88,8 @@
 #define NB_DESC		1024
 #define NB_MBUFS	8191
 #define ETH_P_TEST	0x88B5
+#define ETH_P_LATENCY	0x88B6	/* bench-wakeup's timestamped frames */
+#define LATENCY_STDIN_EVERY	1024	/* polls between two looks at stdin */
 #define STDIN_TAG	((void *)(uintptr_t)0x57D1)
 #define PARTIAL_WAIT_MS	3000
 #define ARMWAIT_MS	5000
@@ -92,6 +105,24 @@ static uint16_t nb_queues = 1;
 static uint16_t mtu;		/* 0: the default */
 static uint64_t rx_total, rx_test, rx_multi_seg, rx_queue[MAX_QUEUES];
 static uint64_t wakeups, empty_wakeups;
+
+/*
+ * The latency command's record: set while it runs.  The timestamp in a
+ * bench-wakeup frame is the sender's CLOCK_MONOTONIC, which the two
+ * namespaces share; woke_ns is when rte_epoll_wait() last returned with a
+ * queue event, 0 while frames are taken without having slept.  The run
+ * ends at a count, or when the harness says the sender is done: not at a
+ * quiet spell, which a machine that stops for a while makes by itself.
+ */
+struct latency_frame {
+	uint32_t seq;
+	uint64_t sent_ns;
+} __rte_packed;
+
+static struct {
+	FILE *out;
+	uint64_t frames, woke_ns;
+} *latency;
 
 static void
 say(const char *fmt, ...)
@@ -145,6 +176,32 @@ cpu_us(void)
 }
 
 static uint64_t
+mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* A bench-wakeup frame in hand at now_ns: its line in the latency record. */
+static void
+latency_record(const struct rte_mbuf *m, uint64_t now_ns)
+{
+	struct latency_frame f;
+	const struct latency_frame *p;
+
+	p = rte_pktmbuf_read(m, sizeof(struct rte_ether_hdr), sizeof(f), &f);
+	if (p == NULL)
+		return;
+	/* A frame sent after the wakeup did not wake us: as if taken awake. */
+	fprintf(latency->out, "%" PRIu32 " %" PRId64 " %" PRId64 "\n", p->seq,
+		(int64_t)(now_ns - p->sent_ns),
+		latency->woke_ns > p->sent_ns ? (int64_t)(latency->woke_ns - p->sent_ns) : -1);
+	latency->frames++;
+}
+
+static uint64_t
 now_ms(void)
 {
 	return rte_get_timer_cycles() * 1000 / rte_get_timer_hz();
@@ -159,12 +216,16 @@ receive(uint16_t q, unsigned int max)
 
 	while (total < max) {
 		uint16_t i, n = rte_eth_rx_burst(port, q, bufs, (uint16_t)RTE_MIN(max - total, BURST));
+		/* In hand now: the latency's end, read once per burst. */
+		uint64_t in_hand_ns = latency != NULL && n != 0 ? mono_ns() : 0;
 
 		for (i = 0; i < n; i++) {
 			const struct rte_ether_hdr *eth =
 				rte_pktmbuf_mtod(bufs[i], const struct rte_ether_hdr *);
 
 			rx_test += eth->ether_type == rte_cpu_to_be_16(ETH_P_TEST);
+			if (latency != NULL && eth->ether_type == rte_cpu_to_be_16(ETH_P_LATENCY))
+				latency_record(bufs[i], in_hand_ns);
 			rx_multi_seg += bufs[i]->nb_segs > 1;
 			rte_pktmbuf_free(bufs[i]);
 		}
@@ -362,16 +423,77 @@ cmd_poll(unsigned int ms)
 	say("POLLED rx=%" PRIu64, rx_total - before);
 }
 
+/*
+ * Wake-up latency: frames 1 ms apart (or whatever the sender does) taken
+ * as an application would, asleep on the Rx interrupt between them or
+ * polling.  A line on stdin ends it early.
+ */
+static void
+cmd_latency(const char *args)
+{
+	struct pollfd pfd = { .fd = 0, .events = POLLIN };
+	char mode[8] = "", path[256] = "", line[64];
+	unsigned long want = 0;
+	unsigned int i;
+	uint64_t sleeps = 0, cpu0;
+	bool intr, cmd = false;
+	uint16_t q;
+
+	if (sscanf(args, "%lu %7s %255s", &want, mode, path) != 3 || want == 0 ||
+	    (strcmp(mode, "intr") != 0 && strcmp(mode, "poll") != 0)) {
+		say("ERROR usage: latency N intr|poll PATH");
+		return;
+	}
+	intr = strcmp(mode, "intr") == 0;
+	receive_all();
+	latency = calloc(1, sizeof(*latency));
+	if (latency == NULL || (latency->out = fopen(path, "w")) == NULL) {
+		say("ERROR latency: %s: %s", path, strerror(errno));
+		free(latency);
+		latency = NULL;
+		return;
+	}
+	cpu0 = cpu_us();
+	say("LATENCY_READY");
+	while (latency->frames < want && !cmd) {
+		if (!intr) {
+			for (i = 0; i < LATENCY_STDIN_EVERY; i++)
+				for (q = 0; q < nb_queues; q++)
+					receive(q, BURST);
+			cmd = poll(&pfd, 1, 0) > 0;
+			continue;
+		}
+		latency->woke_ns = 0;
+		receive_all();
+		arm(true);
+		if (sleep_on_events(-1, &cmd) > 0) {
+			latency->woke_ns = mono_ns();
+			sleeps++;
+		}
+		arm(false);
+		receive_all();
+	}
+	if (cmd)
+		read_line(line, sizeof(line));
+	fclose(latency->out);
+	say("LATENCY n=%" PRIu64 " sleeps=%" PRIu64 " cpu_us=%" PRIu64, latency->frames, sleeps,
+	    cpu_us() - cpu0);
+	free(latency);
+	latency = NULL;
+}
+
 /* Returns false on quit. */
 static bool
 command(void)
 {
-	char line[64];
+	char line[320];	/* latency takes a path */
 
 	if (!read_line(line, sizeof(line)) || strcmp(line, "quit") == 0)
 		return false;
 	if (strcmp(line, "stats") == 0)
 		print_stats();
+	else if (strcmp(line, "stop") == 0)
+		;	/* a latency run's end, come after it ended by its count */
 	else if (strcmp(line, "armwait") == 0)
 		cmd_armwait();
 	else if (strcmp(line, "partial") == 0)
@@ -382,6 +504,8 @@ command(void)
 		cmd_restart();
 	else if (strncmp(line, "poll ", 5) == 0)
 		cmd_poll((unsigned int)atoi(line + 5));
+	else if (strncmp(line, "latency ", 8) == 0)
+		cmd_latency(line + 8);
 	else
 		say("ERROR unknown command '%s'", line);
 	return true;
