@@ -48,7 +48,7 @@ while [ $# -gt 0 ]; do
 	--unpatched) top=none ;;
 	--force) force=1 ;;
 	--keep-tree) keep_tree=1 ;;
-	-h | --help) sed -n '3,29p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) sed -n '3,30p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) die "unknown argument '$arg' (see --help)" ;;
 	esac
 done
