@@ -1,16 +1,24 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
 #
-# build.sh [--force] [--keep-tree]
+# build.sh [--layers <layer> | --unpatched] [--force] [--keep-tree]
 #
 # Build the patched test kernel and cache it: Debian's linux-source-6.12,
-# the series in kernel/patches/, `make tinyconfig` + kernel/config.fragment,
+# the layers of the series in kernel/patches/ (a-*, b-*, ... in order, each
+# on the ones before it), `make tinyconfig` + kernel/config.fragment,
 # `make bzImage`, and the series' own BPF selftests from the same tree
 # (build-selftest.sh: a test_progs of only those). The image and test_progs
 # are cached under a hash of (source package version, fragment, patches,
 # recipe), so a second run with the same inputs costs seconds. Prints where
 # the image is, on the last line of output.
 #
+#   --layers L   only the layers up to and including L (its letter, e.g.
+#                `--layers a` for the upstream candidate alone, `--layers b`
+#                for a+b), to check that each builds on the ones below it;
+#                the image is cached under its own key but is not the one
+#                vm-run.sh boots (AFXDP_VM_KERNEL=<its bzImage> does)
+#   --unpatched  the same source and configuration without the series: the
+#                measurement's baseline, cached the same way (no selftest)
 #   --force      rebuild even if the image is cached
 #   --keep-tree  keep the unpacked, built source tree (~3 GB) for inspection
 #
@@ -26,11 +34,21 @@ set -eu -o pipefail
 
 force=0
 keep_tree=0
-for arg in "$@"; do
+top=
+while [ $# -gt 0 ]; do
+	arg=$1
+	shift
 	case "$arg" in
+	--layers)
+		[ $# -gt 0 ] || die "--layers needs a layer (a, b, ...)"
+		top=$1
+		shift
+		;;
+	--layers=*) top=${arg#--layers=} ;;
+	--unpatched) top=none ;;
 	--force) force=1 ;;
 	--keep-tree) keep_tree=1 ;;
-	-h | --help) sed -n '3,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) sed -n '3,30p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) die "unknown argument '$arg' (see --help)" ;;
 	esac
 done
@@ -71,13 +89,27 @@ fi
 version=$(kernel_src_version)
 [ -n "$version" ] || die "$KERNEL_SRC_PKG is not installed"
 [ -f "$KERNEL_SRC_TARBALL" ] || die "$KERNEL_SRC_TARBALL is missing (reinstall $KERNEL_SRC_PKG)"
-[ -n "$(kernel_patches)" ] || die "no patches in $KERNEL_DIR/patches"
-key=$(kernel_key "$version")
+[ -n "$(kernel_layers)" ] || die "no layers in $KERNEL_DIR/patches"
+layers_text=$(kernel_layers_upto "$top") || die "no layer '$top' (see --help)"
+layers=()
+[ -z "$layers_text" ] || mapfile -t layers <<<"$layers_text"
+if [ ${#layers[@]} -gt 0 ]; then
+	mapfile -t patches < <(kernel_patches "${layers[@]}")
+	key=$(kernel_key "$version" "${layers[@]}")
+	what="$(printf '%s ' "${layers[@]}")(${#patches[@]} patches)"
+else
+	patches=()
+	key=$(kernel_key "$version" none)
+	what="unpatched"
+fi
+has_layer() {
+	printf '%s\n' "${layers[@]}" | grep -q "^$1-"
+}
 images=$KERNEL_CACHE/images
 image=$images/$key/bzImage
 
 if [ "$force" = 0 ] && [ -f "$image" ]; then
-	echo "kernel image (cached, $KERNEL_SRC_PKG $version, key $key):"
+	echo "kernel image (cached, $KERNEL_SRC_PKG $version, $what, key $key):"
 	echo "$image"
 	exit 0
 fi
@@ -101,19 +133,19 @@ rm -rf "$build"
 mkdir -p "$build"
 : >"$log"
 started=$(date +%s)
-echo "build.sh: $KERNEL_SRC_PKG $version + $(kernel_patches | wc -l) patches, key $key"
+echo "build.sh: $KERNEL_SRC_PKG $version, $what, key $key"
 echo "build.sh: unpacking into $build"
 tar -xf "$KERNEL_SRC_TARBALL" -C "$build"
 src=$build/$(basename "$KERNEL_SRC_TARBALL" .tar.xz)
 out=$build/out
 [ -f "$src/Makefile" ] || die "unexpected tarball layout: no $src/Makefile"
 
-for p in $(kernel_patches); do
-	echo "build.sh: applying $(basename "$p")"
+for p in "${patches[@]}"; do
+	echo "build.sh: applying ${p#"$KERNEL_DIR"/patches/}"
 	if ! patch -d "$src" -p1 --batch --forward --fuzz=0 --no-backup-if-mismatch \
 		<"$p" >>"$log" 2>&1; then
 		tail -n 20 "$log" >&2
-		die "$(basename "$p") does not apply to $KERNEL_SRC_PKG $version"
+		die "${p#"$KERNEL_DIR"/patches/} does not apply to $KERNEL_SRC_PKG $version and the layers below it"
 	fi
 done
 
@@ -158,22 +190,27 @@ if ! kmake -j"$jobs" bzImage >>"$log" 2>&1; then
 fi
 
 # The feature must be in the kernel's BTF: that is how the tests find it.
-if command -v bpftool >/dev/null; then
+if command -v bpftool >/dev/null && [ ${#layers[@]} -gt 0 ]; then
 	btf=$(bpftool btf dump file "$out/vmlinux" 2>/dev/null) ||
 		die "cannot read the BTF of $out/vmlinux"
-	for name in BPF_FUNC_redirect_xsk XDP_REDIRECT_XSK; do
-		grep -q "'$name' val=" <<<"$btf" || die "$name is not in the kernel's BTF"
-	done
+	if has_layer b; then
+		for name in BPF_FUNC_redirect_xsk XDP_REDIRECT_XSK; do
+			grep -q "'$name' val=" <<<"$btf" || die "$name is not in the kernel's BTF"
+		done
+	fi
 	# the batched map path, which the driver detects by this function
 	grep -q "FUNC 'xdp_do_redirect_xsk_batch'" <<<"$btf" ||
 		die "xdp_do_redirect_xsk_batch is not in the kernel's BTF"
 fi
 
 # --- 5b. the series' BPF selftests, from the same tree -----------------------
-echo "build.sh: the series' BPF selftests (build-selftest.sh)"
-if ! "$KERNEL_DIR/build-selftest.sh" "$src" "$build/selftest" >>"$log" 2>&1; then
-	tail -n 20 "$log" >&2
-	die "the BPF selftests of the series do not build (log: $log)"
+# (layer a adds them; the unpatched baseline has none)
+if [ ${#layers[@]} -gt 0 ]; then
+	echo "build.sh: the series' BPF selftests (build-selftest.sh)"
+	if ! "$KERNEL_DIR/build-selftest.sh" "$src" "$build/selftest" >>"$log" 2>&1; then
+		tail -n 20 "$log" >&2
+		die "the BPF selftests of the series do not build (log: $log)"
+	fi
 fi
 
 # --- 6. cache ---------------------------------------------------------------
@@ -181,13 +218,14 @@ tmp=$images/$key.tmp
 rm -rf "$tmp"
 mkdir -p "$tmp"
 cp "$out/arch/x86/boot/bzImage" "$tmp/bzImage"
-cp "$build/selftest/test_progs" "$tmp/test_progs"
+[ ${#layers[@]} -eq 0 ] || cp "$build/selftest/test_progs" "$tmp/test_progs"
 cp "$out/.config" "$tmp/config"
 cp "$log" "$tmp/build.log"
 {
 	echo "source: $KERNEL_SRC_PKG $version"
+	echo "layers: ${layers[*]:-none (unpatched)}"
 	echo "patches:"
-	kernel_patches | sed 's|.*/|  |'
+	for p in "${patches[@]}"; do echo "  ${p#"$KERNEL_DIR"/patches/}"; done
 	echo "built: $(date -u +%Y-%m-%dT%H:%M:%SZ) in $(( $(date +%s) - started )) s with make -j$jobs"
 	echo "compiler: $(gcc --version | head -n 1)"
 } >"$tmp/info"
@@ -199,5 +237,5 @@ fi
 rm -f "$log"
 
 echo "build.sh: built in $(( $(date +%s) - started )) s"
-echo "kernel image ($KERNEL_SRC_PKG $version, key $key):"
+echo "kernel image ($KERNEL_SRC_PKG $version, $what, key $key):"
 echo "$image"

@@ -3,15 +3,22 @@
 #
 # checkpatch.sh [patch...]
 #
-# Check the series in kernel/patches/ (or the patches given) with the
-# kernel's own scripts/checkpatch.pl --strict, taken from the same Debian
-# linux-source-6.12 the series applies to. Exit 0 when every patch is clean
-# (no error, warning or check), 1 otherwise, with checkpatch's report;
+# Check the series in kernel/patches/ (every layer, or the patches given)
+# with the kernel's own scripts/checkpatch.pl --strict, taken from the same
+# Debian linux-source-6.12 the series applies to. Exit 0 when every patch is
+# clean (no error, warning or check), 1 otherwise, with checkpatch's report;
 # 77 (skip) when the source package is not installed.
 #
-# The cover letter (0000) is not a patch and is not checked. One message is
-# ignored: FILE_PATH_CHANGES ("does MAINTAINERS need updating?") for the new
-# selftest files, which the BPF entry's tools/testing/selftests/bpf/ covers.
+# The cover letters (0000) are not patches and are not checked. Two
+# messages are ignored:
+# - FILE_PATH_CHANGES ("does MAINTAINERS need updating?") for the new
+#   selftest files, which the BPF entry's tools/testing/selftests/bpf/ covers;
+# - MISSING_SIGN_OFF: the patches carry no author and no Signed-off-by on
+#   purpose. The Developer's Certificate of Origin is a person's statement:
+#   whoever posts the series adds their own (git am -s, git commit -s), and
+#   checkpatch then sees it. Instead this script fails a patch that has a
+#   From: or Signed-off-by: line in its message, so that no identity that
+#   nobody answers for comes back.
 # The patches are fed on standard input: given the relative name
 # kernel/patches/..., checkpatch 6.12 reports every blank context line as
 # trailing whitespace (an absolute name or standard input does not).
@@ -52,11 +59,20 @@ fi
 
 failed=0
 for p in "${patches[@]}"; do
-	if out=$(perl "$script" --strict --no-tree --ignore FILE_PATH_CHANGES \
+	name=${p#"$KERNEL_DIR"/patches/}
+	# the message: the mail header and the commit log, before the diffstat
+	signed=$(sed -n '/^---$/q; /^\(From\|Signed-off-by\): /p' "$p")
+	if [ -n "$signed" ]; then
+		echo "FAIL  $name"
+		echo "      carries an identity; whoever posts the series signs it:"
+		echo "$signed" | sed 's/^/      /'
+		failed=1
+	elif out=$(perl "$script" --strict --no-tree \
+		--ignore FILE_PATH_CHANGES,MISSING_SIGN_OFF \
 		--summary-file -q - <"$p" 2>&1); then
-		echo "ok    $(basename "$p")"
+		echo "ok    $name"
 	else
-		echo "FAIL  $(basename "$p")"
+		echo "FAIL  $name"
 		echo "$out" | sed 's/^/      /'
 		failed=1
 	fi

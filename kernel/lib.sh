@@ -31,22 +31,62 @@ kernel_src_version() {
 		awk '$1 == "install" && $3 == "installed" { print $4 }'
 }
 
-# The patch series, in order; the cover letter (0000) is not a patch.
-kernel_patches() {
-	ls "$KERNEL_DIR"/patches/[0-9][0-9][0-9][0-9]-*.patch 2>/dev/null |
-		grep -v '/0000-cover-letter\.patch$' | LC_ALL=C sort
+# The series comes in layers, one directory each under patches/, applied in
+# the order of their names, each on the ones before it:
+#   a-xsk-rx-batch   the upstream candidate: batched XSKMAP receive, no UAPI
+#   b-redirect-xsk   the seed's bpf_redirect_xsk() / XDP_REDIRECT_XSK
+#   c-veth-zc        zero-copy AF_XDP on veth (applies on a+b today)
+#   d-measurement    measurement-only: the net.core.xsk_rx_batch switch and
+#                    the busy-poll NAPI id fix, both to go
+# Each has a cover letter (0000), which is not a patch.
+kernel_layers() {
+	local d
+	for d in "$KERNEL_DIR"/patches/[a-z]-*/; do
+		[ -d "$d" ] && basename "$d"
+	done | LC_ALL=C sort
 }
 
-# The cache key for the given source version (first argument).
+# The layers up to and including the one named by $1 (its letter or its
+# whole name); all of them without an argument; none for "none".
+kernel_layers_upto() {
+	local top=${1:-} l
+	[ "$top" = none ] && return 0
+	for l in $(kernel_layers); do
+		echo "$l"
+		[ -n "$top" ] && { [ "$l" = "$top" ] || [ "${l%%-*}" = "$top" ]; } && return 0
+	done
+	[ -z "$top" ] || { echo "no layer '$top' in $KERNEL_DIR/patches" >&2; return 1; }
+}
+
+# The patches of the given layers (all layers without an argument), in order.
+kernel_patches() {
+	local l p layers
+	if [ $# -gt 0 ]; then layers=("$@"); else mapfile -t layers < <(kernel_layers); fi
+	for l in "${layers[@]}"; do
+		for p in "$KERNEL_DIR/patches/$l"/[0-9][0-9][0-9][0-9]-*.patch; do
+			[ -f "$p" ] && [ "${p##*/}" != 0000-cover-letter.patch ] && echo "$p"
+		done
+	done
+}
+
+# The cache key for the given source version (first argument) and the
+# layers that follow it (all layers when none follow; "none": the unpatched
+# source, the measurement's baseline). The patch files are hashed whole, so
+# a change to a commit message names a new image too.
 kernel_key() {
 	local version=$1 p
+	shift
+	local layers=("$@")
+	[ ${#layers[@]} -gt 0 ] || mapfile -t layers < <(kernel_layers)
+	[ "${layers[0]:-}" = none ] && layers=()
 	{
 		echo "recipe $KERNEL_RECIPE"
 		echo "source $KERNEL_SRC_PKG $version"
 		echo "fragment"
 		cat "$KERNEL_DIR/config.fragment"
-		for p in $(kernel_patches); do
-			echo "patch $(basename "$p")"
+		[ ${#layers[@]} -gt 0 ] || echo "unpatched"
+		for p in $([ ${#layers[@]} -eq 0 ] || kernel_patches "${layers[@]}"); do
+			echo "patch ${p#"$KERNEL_DIR"/patches/}"
 			cat "$p"
 		done
 	} | sha256sum | cut -c1-16
