@@ -136,10 +136,12 @@ dpdk_plugins_used() {
 	local dir libs
 	for dir in /usr/lib/*/dpdk/pmds-*; do
 		[ -d "$dir" ] || continue
+		# shellcheck disable=SC2010 # the directory's names are DPDK's: no odd characters
 		libs=$(cd "$dir" && ls | grep -E '^librte_((bus|mempool|common)_|net_(af_xdp|null|ring)\.)'
 			ldd /usr/bin/dpdk-testpmd /usr/bin/dpdk-proc-info \
 				/usr/lib/openvswitch-switch-dpdk/ovs-vswitchd-dpdk 2>/dev/null |
 				awk '$1 ~ /^librte_/ {print $1}')
+		# shellcheck disable=SC2046 # one argument a library
 		libs=$( (cd "$dir" && echo "$libs" && ldd $(echo "$libs" | sort -u) 2>/dev/null |
 			awk '$1 ~ /^librte_/ {print $1}') | sort -u)
 		for lib in $libs; do
