@@ -114,10 +114,11 @@ static uint64_t wakeups, empty_wakeups;
  * ends at a count, or when the harness says the sender is done: not at a
  * quiet spell, which a machine that stops for a while makes by itself.
  */
+/* Packed with the compiler's own attribute: DPDK 25.11 deprecates __rte_packed. */
 struct latency_frame {
 	uint32_t seq;
 	uint64_t sent_ns;
-} __rte_packed;
+} __attribute__((packed));
 
 static struct {
 	FILE *out;
