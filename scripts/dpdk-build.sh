@@ -208,7 +208,11 @@ if [ -d "$build_dir" ]; then
 else
 	meson setup "$build_dir" "$top" -Dpkg_config_path="$pc_dir" -Dc_args="$debug_cflags" >/dev/null
 fi
-ninja -C "$build_dir" >/dev/null
+# Quiet when it builds; what failed, when not (ninja reports on stdout).
+if ! out=$(ninja -C "$build_dir" 2>&1); then
+	printf '%s\n' "$out" | grep -v '^\[[0-9]*/[0-9]*\] ' >&2
+	die "the plugin does not build against DPDK $version (in $build_dir)"
+fi
 ln -sfn "$prefix/bin/dpdk-l2fwd" "$build_dir/dpdk-l2fwd"
 log "plugin for DPDK $version built in $build_dir"
 echo "$build_dir"
