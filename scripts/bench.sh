@@ -32,35 +32,31 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 build_dir=${BUILD_DIR:-$top/build}
 [ "$(id -u)" -eq 0 ] || { echo "bench.sh: run as root: it creates network namespaces and XDP programs" >&2; exit 1; }
 
-# Copy mode's Tx budget (issue 24): bench/tx_budget.py runs bench/run.py
-# twice per repeat, ours against the stock driver and ours against ours
-# with tx_budget=kernel, and puts the three side by side.
-tx_budget_bench() {
+# The benchmarks of a Python harness of their own, run with the project
+# built and its library on the path: bench/<name>.py --build <dir> [args].
+python_bench() {
+	local name=$1 py=/usr/bin/python3
+	shift
 	echo "== set-up and build (scripts/setup.sh)"
 	"$top/scripts/setup.sh" | tail -n 2
 	export PYTHONPATH=$top/python${PYTHONPATH:+:$PYTHONPATH}
-	local py=/usr/bin/python3
 	[ -x "$py" ] || py=python3
-	exec "$py" "$top/bench/tx_budget.py" --build "$build_dir" "$@"
+	exec "$py" "$top/bench/$name.py" --build "$build_dir" "$@"
 }
+
+# Copy mode's Tx budget (issue 24): bench/tx_budget.py runs bench/run.py
+# twice per repeat, ours against the stock driver and ours against ours
+# with tx_budget=kernel, and puts the three side by side.
 if [ "${1:-}" = "--tx-budget" ]; then
 	shift
-	tx_budget_bench "$@"
+	python_bench tx_budget "$@"
 fi
 
 # Rx interrupts (issue 23): bench/wakeup.py drives tests/intr/afxdp_intr_test
 # and bench/wakeup.c's sender and kernel reference on one veth pair.
-wakeup_bench() {
-	echo "== set-up and build (scripts/setup.sh)"
-	"$top/scripts/setup.sh" | tail -n 2
-	export PYTHONPATH=$top/python${PYTHONPATH:+:$PYTHONPATH}
-	local py=/usr/bin/python3
-	[ -x "$py" ] || py=python3
-	exec "$py" "$top/bench/wakeup.py" --build "$build_dir" "$@"
-}
 if [ "${1:-}" = "--wakeup" ]; then
 	shift
-	wakeup_bench "$@"
+	python_bench wakeup "$@"
 fi
 
 line=

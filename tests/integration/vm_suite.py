@@ -20,7 +20,8 @@ resumes: what was done is in $AFXDP_VM_KEEP, which the second boot keeps;
 the test that was running when the guest died runs again, the others are
 not repeated, and their lines are not printed twice.
 
-AFXDP_VM_ONLY=name[,name...] runs only those tests (e.g. one vm-zc- test).
+AFXDP_VM_ONLY=name[,name...] runs only those tests (e.g. io_fwd in vm-zc); a
+boot with none of them is skipped.
 """
 
 import os
@@ -41,9 +42,6 @@ def parse_args(argv):
         name, timeout, script = arg.split(":", 2)
         tests.append((name, float(timeout), script))
     only = [n for n in os.environ.get("AFXDP_VM_ONLY", "").split(",") if n]
-    unknown = set(only) - {name for name, _, _ in tests}
-    if unknown:
-        sys.exit("vm_suite: AFXDP_VM_ONLY names no test of this suite: %s" % ", ".join(sorted(unknown)))
     return [t for t in tests if not only or t[0] in only]
 
 
@@ -147,6 +145,9 @@ def run_one(name, timeout, script):
 
 def main():
     tests = parse_args(sys.argv[1:])
+    if not tests:
+        print("1..0 # SKIP AFXDP_VM_ONLY names none of this boot's tests")
+        return 0
     progress = Progress()
     if not progress.planned():
         progress.emit("1..%d" % len(tests))
