@@ -20,13 +20,11 @@ import glob
 import os
 import re
 import shutil
-import signal
-import subprocess
 import sys
 import tempfile
 
 import run                   # bench/run.py (PYTHONPATH): what --smoke plans
-from benchlib import scenario
+from benchlib import scenario, smoke
 from afxdp_test import env, reap
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -60,26 +58,13 @@ def main():
             failures.append(what)
 
     out = tempfile.mkdtemp(prefix="bench-smoke.", dir="/run")
-    # run.py in its own session, so that meson's kill of this test's group
-    # reaches it as a forwarded SIGTERM and it can clean up.
-    p = subprocess.Popen([sys.executable, RUN, "--smoke", "--build", a.build, "--out", out,
-                          "--label", "smoke run (test suite): figures not meaningful"],
-                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                         start_new_session=True)
-
-    def forward(signum, frame):
-        p.send_signal(signal.SIGTERM)
-    for s in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-        signal.signal(s, forward)
-    try:
-        output, _ = p.communicate(timeout=TIMEOUT)
-    except subprocess.TimeoutExpired:
-        p.send_signal(signal.SIGTERM)
-        output, _ = p.communicate(timeout=60)
-        check(False, "bench/run.py --smoke finished within %d s" % TIMEOUT)
+    returncode, output, hung = smoke.run_harness(
+        [RUN, "--smoke", "--build", a.build, "--out", out,
+         "--label", "smoke run (test suite): figures not meaningful"], TIMEOUT)
+    check(not hung, "bench/run.py --smoke finished within %d s" % TIMEOUT)
     print(output)
     try:
-        check(p.returncode == 0, "bench/run.py --smoke exit code %s" % p.returncode)
+        check(returncode == 0, "bench/run.py --smoke exit code %s" % returncode)
         report = os.path.join(out, "report.md")
         text = open(report).read() if os.path.exists(report) else ""
         check("| placement | figure | stock | ours |" in text, "report.md has the headline table")

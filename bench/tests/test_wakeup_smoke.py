@@ -17,12 +17,11 @@ import argparse
 import os
 import re
 import shutil
-import signal
-import subprocess
 import sys
 import tempfile
 
 import wakeup                # bench/wakeup.py (PYTHONPATH)
+from benchlib import smoke
 from afxdp_test import reap
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -46,25 +45,12 @@ def main():
             failures.append(what)
 
     out = tempfile.mkdtemp(prefix="wakeup-smoke.", dir="/run")
-    # In its own session, so that meson's kill reaches it as a forwarded
-    # SIGTERM and it can clean up.
-    p = subprocess.Popen([sys.executable, WAKEUP, "--smoke", "--build", a.build, "--out", out],
-                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                         start_new_session=True)
-
-    def forward(signum, frame):
-        p.send_signal(signal.SIGTERM)
-    for s in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-        signal.signal(s, forward)
-    try:
-        output, _ = p.communicate(timeout=TIMEOUT)
-    except subprocess.TimeoutExpired:
-        p.send_signal(signal.SIGTERM)
-        output, _ = p.communicate(timeout=60)
-        check(False, "bench/wakeup.py --smoke finished within %d s" % TIMEOUT)
+    returncode, output, hung = smoke.run_harness(
+        [WAKEUP, "--smoke", "--build", a.build, "--out", out], TIMEOUT)
+    check(not hung, "bench/wakeup.py --smoke finished within %d s" % TIMEOUT)
     print(output)
     try:
-        check(p.returncode == 0, "bench/wakeup.py --smoke exit code %s" % p.returncode)
+        check(returncode == 0, "bench/wakeup.py --smoke exit code %s" % returncode)
         report = os.path.join(out, "report.md")
         text = open(report).read() if os.path.exists(report) else ""
         for mode in wakeup.MODES:
