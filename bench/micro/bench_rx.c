@@ -161,7 +161,8 @@ main(int argc, char **argv)
 	if (sim_eal_init_huge(argv[0], o.huge_dir) < 0)
 		return 1;
 	if (o.burst_fn == NULL)		/* as the driver chooses, which needs EAL's settings */
-		o.burst_fn = af_xdp_rx_burst_select(o.multi_buffer, o.rx_meta, &o.build);
+		o.burst_fn = af_xdp_rx_burst_select(&(struct af_xdp_rx_burst_kind){
+				.multi_buffer = o.multi_buffer, .meta = o.rx_meta }, &o.build);
 	else if (o.rx_meta)
 		o.burst_fn = o.multi_buffer ? o.burst_fn_meta_mb : o.burst_fn_meta;
 	else if (o.multi_buffer)

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""Rx offloads from the XDP metadata: the interface's RSS hash and the VLAN tag veth kept out of band.
+"""Rx offloads: the RSS hash and VLAN tag from the XDP metadata, a timestamp, IPv4 header checksums.
 
     netns gen: g0 (2 queues), tc egress program  == veth ==  d0 (net_af_xdp0)  netns dut: testpmd rxonly
 
@@ -26,6 +26,16 @@ records, per source port, the skb hash the sending kernel computed
   timestamp   --enable-rx-timestamp, one queue: every frame carries the
               timestamp dynamic field, within the sender's run in CLOCK_TAI,
               never decreasing.
+  ipv4_cksum  --rx-offloads RSS_HASH and CHECKSUM (IPV4, UDP, TCP; what
+              examples/l3fwd asks for), two queues: the peer's kernel sends
+              pings (its IPv4 header), a raw socket sends frames the stack
+              would not: an IPv4 header checksum broken, an 802.1Q tag in
+              the bytes, IPv6, ARP.  Each frame's ol_flags (`set verbose
+              1`): IP_CKSUM_GOOD for right IPv4 headers, _BAD for the broken
+              one, _UNKNOWN for the others; L4_CKSUM_UNKNOWN on every frame
+              (the kernel does not say, and a local sender's frames carry a
+              partial sum); the RSS hash still there (metadata and the
+              check in one burst).
   refusals    mode=skb: neither offered (device-bound programs run in native
               mode only); someone else's XDP program on the interface: the
               port asking for an Rx offload does not start and the program
@@ -187,6 +197,80 @@ def check_timestamp(t, net, dut, gen):
         t.quit_testpmd(tp, net)
 
 
+RX_OFFLOAD_CHECKSUM = 0xe              # IPV4_CKSUM | UDP_CKSUM | TCP_CKSUM
+CKSUM_LINE = re.compile(r"type=(0x[0-9a-f]{4}) - length=(\d+) - nb_segs=\d+([^\n]*)\n"
+                        r"\s*ol_flags: ([^\n]*)\n")
+PING_PAYLOAD = 72                   # ICMP data bytes: frames of 14 + 20 + 8 + 72 = 114
+# The raw socket's frames, by length: (what, the ethertype testpmd shows, IP_CKSUM flag)
+RAW_FRAMES = {
+    100: ("IPv4", "0x0800", "GOOD"),
+    110: ("IPv4, header checksum broken", "0x0800", "BAD"),
+    124: ("802.1Q tag in the frame, IPv4", "0x8100", "GOOD"),
+    140: ("IPv6", "0x86dd", "UNKNOWN"),
+    150: ("ARP", "0x0806", "UNKNOWN"),
+}
+SEND_RAW = ("import socket, sys\n"
+            "s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)\n"
+            "s.bind((sys.argv[1], 0))\n"
+            "for h in sys.argv[2:]:\n"
+            "    s.send(bytes.fromhex(h))\n")
+
+
+def raw_frames(dst, src):
+    """The frames of RAW_FRAMES, built from frames.py's UDP frame."""
+    def udp(size):
+        return bytearray(frames.build("udp", 0, size, src, dst, b"cksm"))
+    broken = udp(110)
+    broken[24] ^= 0xFF                  # the IPv4 header checksum's first byte
+    tagged = udp(120)
+    tagged[12:12] = bytes([0x81, 0x00, 0x00, 0x64])     # VLAN 100, priority 0
+    ipv6 = dst + src + bytes([0x86, 0xDD, 0x60]) + bytes(140 - 15)
+    arp = dst + src + bytes([0x08, 0x06]) + bytes(150 - 14)
+    return {100: udp(100), 110: broken, 124: tagged, 140: ipv6, 150: arp}
+
+
+def check_ipv4_cksum(t, net, dut, gen):
+    port, peer = net.veth(dut, "d4", gen, "g4", queues=2)
+    peer.ip("addr", "add", "198.18.4.1/24", "dev", peer.name)
+    peer.ip("neigh", "replace", "198.18.4.2", "lladdr", port.mac, "dev", peer.name)
+    # Two queues: testpmd keeps RSS_HASH only with RSS.
+    with testpmd.TestPmd(dut, ["net_af_xdp0,iface=%s,queue_count=2" % port.name],
+                         fwd="rxonly", queues=2, app_extra=["--rx-offloads=0x%x"
+                                    % (RX_OFFLOAD_RSS_HASH | RX_OFFLOAD_CHECKSUM)]) as tp:
+        capa = tp.cmd("show port 0 rx_offload capabilities")
+        t.check(all(c in capa for c in ("IPV4_CKSUM", "UDP_CKSUM", "TCP_CKSUM")),
+                "ipv4_cksum: the port offers IPV4_CKSUM, UDP_CKSUM and TCP_CKSUM", capa)
+        st = state.read(tp)
+        t.require(st.get("state") == "started", "ipv4_cksum: port started")
+        t.equal((st.get("rx.cksum"), st.get("rx.offloads")), ("ipv4", "rss_hash"),
+                "ipv4_cksum: state rx.cksum and rx.offloads")
+        t.check("IPv4 header checksums" in tp.cmd("show rxq info 0 0"),
+                "ipv4_cksum: the burst mode (show rxq info) names the check")
+        tp.cmd("set verbose 1")
+        tp.cmd("start")
+        raw = raw_frames(frames.mac_bytes(port.mac), frames.mac_bytes(peer.mac))
+        peer.ns.exec(["python3", "-c", SEND_RAW, peer.name]
+                     + [bytes(raw[n]).hex() for n in sorted(raw)])
+        peer.ns.exec(["ping", "-c", "3", "-i", "0.2", "-W", "0.2", "-s", str(PING_PAYLOAD),
+                      "198.18.4.2"], check=False)   # no answer: rxonly
+        seen = tp.wait_output(CKSUM_LINE.pattern, len(raw) + 3)
+        tp.cmd("stop")
+        tp.cmd("set verbose 0")
+        got = {}
+        for etype, length, rest, flags in seen:
+            ip = re.search(r"RTE_MBUF_F_RX_IP_CKSUM_(\w+)", flags)
+            got.setdefault(int(length), []).append(
+                (etype, ip.group(1) if ip else None, "RTE_MBUF_F_RX_L4_CKSUM_UNKNOWN" in flags,
+                 " - RSS hash=" in rest))
+        for n, (what, etype, flag) in sorted(RAW_FRAMES.items()):
+            t.equal(got.get(n), [(etype, flag, True, True)],
+                    "ipv4_cksum: %s: (ethertype, IP_CKSUM_*, L4_CKSUM_UNKNOWN, RSS hash)" % what)
+        ping_len = 14 + 20 + 8 + PING_PAYLOAD
+        t.equal(got.get(ping_len), [("0x0800", "GOOD", True, True)] * 3,
+                "ipv4_cksum: the kernel's pings: (ethertype, IP_CKSUM_*, L4_CKSUM_UNKNOWN, RSS hash)")
+        t.quit_testpmd(tp, net)
+
+
 def check_refusals(t, net, dut, gen):
     """Generic mode: nothing offered.  Someone else's program on the
     interface: the bound program is not attached over it, the port does not
@@ -200,6 +284,8 @@ def check_refusals(t, net, dut, gen):
         st = state.read(tp)
         t.equal((st.get("rx.offloads.capa"), st.get("rx.offloads.capa.reason")),
                 ("none", "not-native-mode"), "mode=skb: state rx.offloads.capa and reason")
+        t.check("IPV4_CKSUM" in capa and "TCP_CKSUM" in capa,
+                "mode=skb: the checksum offloads offered (the driver checks the headers)", capa)
         t.quit_testpmd(tp, net)
     prog_id, _ = bpf.attach_object(port, bpf.obj("xdp_no_xsks_map"))
     with testpmd.TestPmd(dut, ["net_af_xdp0,iface=%s" % port.name], fwd="rxonly",
@@ -217,6 +303,7 @@ def main(t):
         check_rss_hash(t, net, dut, gen)
         check_vlan_strip(t, net, dut, gen)
         check_timestamp(t, net, dut, gen)
+        check_ipv4_cksum(t, net, dut, gen)
         check_refusals(t, net, dut, gen)
 
 

@@ -17,6 +17,7 @@
 #include <rte_mempool.h>
 
 #include "af_xdp.h"
+#include "af_xdp_rx.h"
 #include "ring_sim.h"
 #include "unit_test.h"
 
@@ -26,6 +27,7 @@
 /* Every test runs against each build of the burst, for one or several descriptors a frame. */
 static eth_rx_burst_t rx_burst_fn;
 static eth_rx_burst_t rx_burst_mb_fn;
+static eth_rx_burst_t rx_burst_cksum_fn;
 
 struct rx_env {
 	struct rte_mempool *mp;
@@ -655,6 +657,85 @@ test_mb_no_scatter_and_unbind(void)
 	env_free(&e);
 }
 
+/*
+ * One frame for the IPv4 header check: Ethernet, the tags (TPIDs), then
+ * type and the l3 bytes; the IPv4 header's checksum made right when ihl
+ * says a header (fix_ihl).
+ */
+static struct rte_mbuf *
+cksum_frame(struct rte_mempool *mp, const uint16_t *tpids, unsigned int nb_tags, uint16_t type,
+	    uint8_t version_ihl, uint32_t l3_len, bool fix)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(mp);
+	uint8_t *p = (uint8_t *)rte_pktmbuf_append(m, RTE_ETHER_HDR_LEN + 4 * nb_tags + l3_len);
+	struct rte_ipv4_hdr *ip;
+	unsigned int i, off = 12;
+
+	memset(p, 0, m->data_len);
+	for (i = 0; i < nb_tags; i++, off += 4) {
+		*(rte_be16_t *)(p + off) = rte_cpu_to_be_16(tpids[i]);
+		*(rte_be16_t *)(p + off + 2) = rte_cpu_to_be_16(100 + i);	/* the tci */
+	}
+	*(rte_be16_t *)(p + off) = rte_cpu_to_be_16(type);
+	ip = (struct rte_ipv4_hdr *)(p + off + 2);
+	ip->version_ihl = version_ihl;
+	ip->time_to_live = 64;
+	ip->next_proto_id = IPPROTO_UDP;
+	ip->src_addr = rte_cpu_to_be_32(0xc6120001);
+	ip->dst_addr = rte_cpu_to_be_32(0xc6120101);
+	if (fix)
+		ip->hdr_checksum = ~rte_raw_cksum(ip, (version_ihl & 0xf) * 4u);
+	m->ol_flags = 0;
+	return m;
+}
+
+/* RTE_ETH_RX_OFFLOAD_IPV4_CKSUM's flag for each kind of frame (af_xdp_rx_ipv4_cksum()). */
+static void
+test_ipv4_cksum(void)
+{
+	static const uint16_t vlan[] = { RTE_ETHER_TYPE_VLAN },
+		qinq[] = { RTE_ETHER_TYPE_QINQ, RTE_ETHER_TYPE_VLAN },
+		three[] = { RTE_ETHER_TYPE_QINQ, RTE_ETHER_TYPE_VLAN, RTE_ETHER_TYPE_VLAN };
+	const uint64_t good = RTE_MBUF_F_RX_IP_CKSUM_GOOD, bad = RTE_MBUF_F_RX_IP_CKSUM_BAD;
+	struct rte_mempool *mp = make_pool("cksum_pool", 64);
+	const struct {
+		const char *what;
+		struct rte_mbuf *m;
+		uint64_t want;
+	} cases[] = {
+		{ "IPv4", cksum_frame(mp, NULL, 0, RTE_ETHER_TYPE_IPV4, 0x45, 28, true), good },
+		{ "IPv4, checksum wrong", cksum_frame(mp, NULL, 0, RTE_ETHER_TYPE_IPV4, 0x45, 28,
+						       false), bad },
+		{ "IPv4 with options", cksum_frame(mp, NULL, 0, RTE_ETHER_TYPE_IPV4, 0x47, 36, true),
+		  good },
+		{ "802.1Q, IPv4", cksum_frame(mp, vlan, 1, RTE_ETHER_TYPE_IPV4, 0x45, 28, true),
+		  good },
+		{ "QinQ, IPv4", cksum_frame(mp, qinq, 2, RTE_ETHER_TYPE_IPV4, 0x45, 28, true), good },
+		{ "three tags", cksum_frame(mp, three, 3, RTE_ETHER_TYPE_IPV4, 0x45, 28, true), 0 },
+		{ "IPv6", cksum_frame(mp, NULL, 0, RTE_ETHER_TYPE_IPV6, 0x60, 48, false), 0 },
+		{ "ARP", cksum_frame(mp, NULL, 0, RTE_ETHER_TYPE_ARP, 0x00, 28, false), 0 },
+		{ "IHL 4", cksum_frame(mp, NULL, 0, RTE_ETHER_TYPE_IPV4, 0x44, 28, true), bad },
+		{ "version 6 as IPv4", cksum_frame(mp, NULL, 0, RTE_ETHER_TYPE_IPV4, 0x65, 28,
+						    true), bad },
+		{ "IPv4 cut short", cksum_frame(mp, NULL, 0, RTE_ETHER_TYPE_IPV4, 0x45, 12, false),
+		  0 },
+		{ "IHL past the end", cksum_frame(mp, NULL, 0, RTE_ETHER_TYPE_IPV4, 0x4f, 40,
+						   false), 0 },
+	};
+	struct rte_mbuf *bufs[RTE_DIM(cases)];
+	unsigned int i;
+
+	for (i = 0; i < RTE_DIM(cases); i++)
+		bufs[i] = cases[i].m;
+	af_xdp_rx_ipv4_cksum(bufs, RTE_DIM(cases));
+	for (i = 0; i < RTE_DIM(cases); i++)
+		CHECK(cases[i].m->ol_flags == cases[i].want, "%s: ol_flags 0x%llx, expected 0x%llx",
+		      cases[i].what, (unsigned long long)cases[i].m->ol_flags,
+		      (unsigned long long)cases[i].want);
+	rte_pktmbuf_free_bulk(bufs, RTE_DIM(cases));
+	rte_mempool_free(mp);
+}
+
 /* The cases of frames of one descriptor each, through rx_burst_fn. */
 static void
 run_single_descriptor_tests(void)
@@ -679,6 +760,7 @@ main(int argc, char **argv)
 	if (strcmp(build, "baseline") == 0) {
 		rx_burst_fn = af_xdp_rx_burst_baseline;
 		rx_burst_mb_fn = af_xdp_rx_burst_multi_buffer_baseline;
+		rx_burst_cksum_fn = af_xdp_rx_burst_cksum_baseline;
 #ifdef AF_XDP_HAVE_X86_64_V3
 	} else if (strcmp(build, "x86-64-v3") == 0) {
 		if (!(rte_cpu_get_flag_enabled(RTE_CPUFLAG_AVX2) &&
@@ -689,6 +771,7 @@ main(int argc, char **argv)
 		}
 		rx_burst_fn = af_xdp_rx_burst_x86_64_v3;
 		rx_burst_mb_fn = af_xdp_rx_burst_multi_buffer_x86_64_v3;
+		rx_burst_cksum_fn = af_xdp_rx_burst_cksum_x86_64_v3;
 #endif
 	} else {
 		fprintf(stderr, "usage: %s [baseline|x86-64-v3]: no build %s here\n", argv[0], build);
@@ -705,6 +788,13 @@ main(int argc, char **argv)
 	/* The single-descriptor tests again, through the burst for chains. */
 	rx_burst_fn = rx_burst_mb_fn;
 	run_single_descriptor_tests();
+	/*
+	 * Through the bursts that check IPv4 headers: the test frames are not
+	 * IPv4 (their ethertype bytes are consecutive), so nothing changes.
+	 */
+	rx_burst_fn = rx_burst_cksum_fn;
+	run_single_descriptor_tests();
+	RUN(test_ipv4_cksum);
 	RUN(test_mb_chains);
 	RUN(test_mb_split);
 	RUN(test_mb_mixed_and_wrap);

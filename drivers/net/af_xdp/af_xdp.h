@@ -268,6 +268,20 @@ struct af_xdp_port_queue {
 struct af_xdp_prog_attachment;
 struct af_xdp_link_events;
 
+/*
+ * Why a port offers the Rx metadata offloads it does (af_xdp_rx_offload.c):
+ * an enum, not a string, in the port's shared data, since a secondary maps
+ * the plugin's strings elsewhere.
+ */
+enum af_xdp_rx_capa_why {
+	AF_XDP_RX_CAPA_IFACE_KFUNCS,		/* netlink lists the interface's kfuncs */
+	AF_XDP_RX_CAPA_IFACE_LACKS_KFUNCS,	/* it lists none: the stamp alone */
+	AF_XDP_RX_CAPA_IFACE_UNKNOWN,		/* netlink says nothing: the stamp alone */
+	AF_XDP_RX_CAPA_KERNEL_LACKS_KFUNCS,
+	AF_XDP_RX_CAPA_NOT_NATIVE,		/* device-bound programs run native only */
+	AF_XDP_RX_CAPA_NOT_BUILTIN,		/* no program of ours writes the values */
+};
+
 /* Per-port private data, in shared memory so secondaries read the counters. */
 struct af_xdp_port {
 	char name[RTE_ETH_NAME_MAX_LEN];
@@ -285,8 +299,12 @@ struct af_xdp_port {
 	enum af_xdp_redirect redirect;
 	int32_t redirect_xsk_helper;	/* from the kernel's BTF, for afxdp_direct */
 	int32_t redirect_xsk_action;
+	/* The Rx metadata offloads the port can offer, and why: found at probe. */
+	uint64_t rx_meta_capa;
+	enum af_xdp_rx_capa_why rx_meta_capa_why;
 	/* AF_XDP_RX_META_* the configured Rx offloads need: the program bound to the interface. */
 	uint32_t rx_meta;
+	bool rx_cksum;			/* RTE_ETH_RX_OFFLOAD_IPV4_CKSUM: the burst checks headers */
 	int rx_timestamp_offset;	/* the timestamp dynamic field, with TIMESTAMP */
 	uint64_t rx_timestamp_flag;	/* and its flag */
 

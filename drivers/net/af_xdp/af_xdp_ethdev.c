@@ -304,7 +304,6 @@ af_xdp_dev_info(struct rte_eth_dev *dev, struct rte_eth_dev_info *info)
 	struct af_xdp_port *port = port_of(dev);
 	bool multi_buffer = af_xdp_kernel_multi_buffer();
 	uint32_t max_frame = port_frame_max(port, multi_buffer);
-	const char *why;
 
 	info->if_index = (uint32_t)port->ifindex;
 	info->max_mac_addrs = 1;
@@ -316,7 +315,7 @@ af_xdp_dev_info(struct rte_eth_dev *dev, struct rte_eth_dev_info *info)
 	info->min_mtu = RTE_ETHER_MIN_MTU;
 	info->max_mtu = (uint16_t)RTE_MIN(max_frame - RTE_ETHER_HDR_LEN, (uint32_t)UINT16_MAX);
 	info->rx_offload_capa = (multi_buffer ? RTE_ETH_RX_OFFLOAD_SCATTER : 0) |
-				af_xdp_rx_offload_capa(port, &why);
+				af_xdp_rx_offload_capa(port);
 	/*
 	 * The hash is the interface's (veth: the flow's skb hash), over the
 	 * addresses and ports; RSS itself is the kernel's (ethtool -X).
@@ -558,15 +557,16 @@ af_xdp_burst_mode(struct rte_eth_dev *dev, uint16_t qid, struct rte_eth_burst_mo
 	const char *how = sock == NULL ? "not started" : sock->zero_copy ? "zero-copy" : "copy";
 	const char *steer = port->redirect == AF_XDP_REDIRECT_DIRECT ? ", steered by bpf_redirect_xsk" :
 			    port->redirect == AF_XDP_REDIRECT_MAP ? ", steered by bpf_redirect_map" : "";
-	bool multi_buffer = false, meta = false;
-	const char *build = af_xdp_rx_burst_name(dev->rx_pkt_burst, &multi_buffer, &meta);
+	struct af_xdp_rx_burst_kind kind;
+	const char *build = af_xdp_rx_burst_name(dev->rx_pkt_burst, &kind);
 
 	if (rx)
 		snprintf(mode->info, sizeof(mode->info),
-			 "AF_XDP batched Rx (%s build%s%s), %d descriptors per batch, %s mode%s",
+			 "AF_XDP batched Rx (%s build%s%s%s), %d descriptors per batch, %s mode%s",
 			 build != NULL ? build : "none",
-			 multi_buffer ? ", frames of several descriptors" : "",
-			 meta ? ", Rx offloads from the XDP metadata" : "",
+			 kind.multi_buffer ? ", frames of several descriptors" : "",
+			 kind.meta ? ", Rx offloads from the XDP metadata" : "",
+			 kind.cksum ? ", IPv4 header checksums checked" : "",
 			 AF_XDP_RX_BATCH, how, steer);
 	else
 		snprintf(mode->info, sizeof(mode->info),
@@ -878,8 +878,8 @@ static int
 af_xdp_dev_start(struct rte_eth_dev *dev)
 {
 	struct af_xdp_port *port = port_of(dev);
+	struct af_xdp_rx_burst_kind kind;
 	const char *rx_build;
-	bool multi_buffer;
 	int ret;
 
 	ret = check_frame_fits(dev);
@@ -896,11 +896,16 @@ af_xdp_dev_start(struct rte_eth_dev *dev)
 		AF_XDP_PORT_LOG(ERR, port, "start failed; %s is left as it was", port->args.iface);
 		return ret;
 	}
-	multi_buffer = port->queues[0].sock->multi_buffer;
-	dev->data->scattered_rx = multi_buffer && scatter_rx(dev);
-	dev->rx_pkt_burst = af_xdp_rx_burst_select(multi_buffer, port->rx_meta != 0, &rx_build);
-	AF_XDP_PORT_LOG(INFO, port, "receiving with the %s build of the batched receive%s",
-			rx_build, multi_buffer ? ", frames of several descriptors" : "");
+	kind = (struct af_xdp_rx_burst_kind){
+		.multi_buffer = port->queues[0].sock->multi_buffer,
+		.meta = port->rx_meta != 0,
+		.cksum = port->rx_cksum,
+	};
+	dev->data->scattered_rx = kind.multi_buffer && scatter_rx(dev);
+	dev->rx_pkt_burst = af_xdp_rx_burst_select(&kind, &rx_build);
+	AF_XDP_PORT_LOG(INFO, port, "receiving with the %s build of the batched receive%s%s",
+			rx_build, kind.multi_buffer ? ", frames of several descriptors" : "",
+			kind.cksum ? ", IPv4 header checksums checked" : "");
 	select_tx_burst(dev);
 	port->started = true;
 	af_xdp_state_started(dev, rx_build);
@@ -1154,6 +1159,7 @@ af_xdp_probe(struct rte_vdev_device *vdev)
 	ret = check_interface(name, port) != 0 ? -EINVAL :
 	      af_xdp_prog_choose_redirect(port) != 0 ? -ENOTSUP : 0;
 	if (ret == 0) {
+		af_xdp_rx_offload_probe(port);
 		dev->data->mac_addrs = rte_zmalloc("af_xdp_mac", sizeof(struct rte_ether_addr), 0);
 		if (dev->data->mac_addrs == NULL)
 			ret = -ENOMEM;

@@ -239,22 +239,54 @@ af_xdp_rx_burst_meta_multi_buffer_baseline(void *queue, struct rte_mbuf **bufs, 
 	return af_xdp_rx_burst_meta(queue, bufs, nb_pkts, true);
 }
 
-/* Every burst, by build, frames of several descriptors and Rx offloads' metadata. */
+uint16_t
+af_xdp_rx_burst_cksum_baseline(void *queue, struct rte_mbuf **bufs, uint16_t nb_pkts)
+{
+	return af_xdp_rx_burst_offloads(queue, bufs, nb_pkts, false, false);
+}
+
+uint16_t
+af_xdp_rx_burst_cksum_multi_buffer_baseline(void *queue, struct rte_mbuf **bufs, uint16_t nb_pkts)
+{
+	return af_xdp_rx_burst_offloads(queue, bufs, nb_pkts, true, false);
+}
+
+uint16_t
+af_xdp_rx_burst_meta_cksum_baseline(void *queue, struct rte_mbuf **bufs, uint16_t nb_pkts)
+{
+	return af_xdp_rx_burst_offloads(queue, bufs, nb_pkts, false, true);
+}
+
+uint16_t
+af_xdp_rx_burst_meta_cksum_multi_buffer_baseline(void *queue, struct rte_mbuf **bufs,
+						 uint16_t nb_pkts)
+{
+	return af_xdp_rx_burst_offloads(queue, bufs, nb_pkts, true, true);
+}
+
+/* Every burst: its build and its kind (multi_buffer, meta, cksum). */
 static const struct {
 	eth_rx_burst_t burst;
 	const char *build;
-	bool multi_buffer;
-	bool meta;
+	struct af_xdp_rx_burst_kind kind;
 } bursts[] = {
-	{ af_xdp_rx_burst_baseline, BUILD_BASELINE, false, false },
-	{ af_xdp_rx_burst_multi_buffer_baseline, BUILD_BASELINE, true, false },
-	{ af_xdp_rx_burst_meta_baseline, BUILD_BASELINE, false, true },
-	{ af_xdp_rx_burst_meta_multi_buffer_baseline, BUILD_BASELINE, true, true },
+	{ af_xdp_rx_burst_baseline, BUILD_BASELINE, { false, false, false } },
+	{ af_xdp_rx_burst_multi_buffer_baseline, BUILD_BASELINE, { true, false, false } },
+	{ af_xdp_rx_burst_meta_baseline, BUILD_BASELINE, { false, true, false } },
+	{ af_xdp_rx_burst_meta_multi_buffer_baseline, BUILD_BASELINE, { true, true, false } },
+	{ af_xdp_rx_burst_cksum_baseline, BUILD_BASELINE, { false, false, true } },
+	{ af_xdp_rx_burst_cksum_multi_buffer_baseline, BUILD_BASELINE, { true, false, true } },
+	{ af_xdp_rx_burst_meta_cksum_baseline, BUILD_BASELINE, { false, true, true } },
+	{ af_xdp_rx_burst_meta_cksum_multi_buffer_baseline, BUILD_BASELINE, { true, true, true } },
 #ifdef AF_XDP_HAVE_X86_64_V3
-	{ af_xdp_rx_burst_x86_64_v3, BUILD_X86_64_V3, false, false },
-	{ af_xdp_rx_burst_multi_buffer_x86_64_v3, BUILD_X86_64_V3, true, false },
-	{ af_xdp_rx_burst_meta_x86_64_v3, BUILD_X86_64_V3, false, true },
-	{ af_xdp_rx_burst_meta_multi_buffer_x86_64_v3, BUILD_X86_64_V3, true, true },
+	{ af_xdp_rx_burst_x86_64_v3, BUILD_X86_64_V3, { false, false, false } },
+	{ af_xdp_rx_burst_multi_buffer_x86_64_v3, BUILD_X86_64_V3, { true, false, false } },
+	{ af_xdp_rx_burst_meta_x86_64_v3, BUILD_X86_64_V3, { false, true, false } },
+	{ af_xdp_rx_burst_meta_multi_buffer_x86_64_v3, BUILD_X86_64_V3, { true, true, false } },
+	{ af_xdp_rx_burst_cksum_x86_64_v3, BUILD_X86_64_V3, { false, false, true } },
+	{ af_xdp_rx_burst_cksum_multi_buffer_x86_64_v3, BUILD_X86_64_V3, { true, false, true } },
+	{ af_xdp_rx_burst_meta_cksum_x86_64_v3, BUILD_X86_64_V3, { false, true, true } },
+	{ af_xdp_rx_burst_meta_cksum_multi_buffer_x86_64_v3, BUILD_X86_64_V3, { true, true, true } },
 #endif
 };
 
@@ -269,13 +301,19 @@ cpu_is_x86_64_v3(void)
 }
 #endif
 
+static bool
+same_kind(const struct af_xdp_rx_burst_kind *a, const struct af_xdp_rx_burst_kind *b)
+{
+	return a->multi_buffer == b->multi_buffer && a->meta == b->meta && a->cksum == b->cksum;
+}
+
 /*
  * The build for this machine, chosen once when a port starts: x86-64-v3
  * where the CPU has everything the compiler was allowed to use (AVX2, BMI1,
  * BMI2); --force-max-simd-bitwidth below 256 keeps the baseline build.
  */
 eth_rx_burst_t
-af_xdp_rx_burst_select(bool multi_buffer, bool meta, const char **name)
+af_xdp_rx_burst_select(const struct af_xdp_rx_burst_kind *kind, const char **name)
 {
 	const char *build = BUILD_BASELINE;
 	unsigned int i;
@@ -285,25 +323,22 @@ af_xdp_rx_burst_select(bool multi_buffer, bool meta, const char **name)
 		build = BUILD_X86_64_V3;
 #endif
 	for (i = 0; i < RTE_DIM(bursts); i++)
-		if (strcmp(bursts[i].build, build) == 0 && bursts[i].multi_buffer == multi_buffer &&
-		    bursts[i].meta == meta)
+		if (strcmp(bursts[i].build, build) == 0 && same_kind(&bursts[i].kind, kind))
 			break;
 	*name = build;
 	return bursts[i].burst;
 }
 
 const char *
-af_xdp_rx_burst_name(eth_rx_burst_t burst, bool *multi_buffer, bool *meta)
+af_xdp_rx_burst_name(eth_rx_burst_t burst, struct af_xdp_rx_burst_kind *kind)
 {
 	unsigned int i;
 
 	for (i = 0; i < RTE_DIM(bursts); i++)
 		if (bursts[i].burst == burst) {
-			*multi_buffer = bursts[i].multi_buffer;
-			*meta = bursts[i].meta;
+			*kind = bursts[i].kind;
 			return bursts[i].build;
 		}
-	*multi_buffer = false;
-	*meta = false;
+	*kind = (struct af_xdp_rx_burst_kind){ false, false, false };
 	return NULL;
 }

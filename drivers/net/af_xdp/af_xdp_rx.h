@@ -22,6 +22,8 @@
 #include <stddef.h>
 
 #include <rte_branch_prediction.h>
+#include <rte_ether.h>
+#include <rte_ip.h>
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
@@ -544,6 +546,81 @@ af_xdp_rx_burst_meta(struct af_xdp_rx_queue *rxq, struct rte_mbuf **bufs, uint16
 	return n;
 }
 
+/*
+ * The IPv4 header of a frame whose data starts at p (len bytes in its first
+ * segment), behind its Ethernet header and at most two VLAN tags the frame
+ * still carries; NULL when it has none or it is not all in the segment.
+ * *hdr_len: its length (IHL), or 0 when the header is malformed (IHL below
+ * 5 or a version other than 4 under the IPv4 ethertype).
+ */
+static __rte_always_inline const struct rte_ipv4_hdr *
+af_xdp_rx_ipv4_hdr(const uint8_t *p, uint32_t len, uint32_t *hdr_len)
+{
+	uint32_t off = RTE_ETHER_HDR_LEN, ihl;
+	rte_be16_t type = ((const struct rte_ether_hdr *)p)->ether_type;
+	const struct rte_ipv4_hdr *ip;
+	int tags;
+
+	for (tags = 0; tags < 2 && (type == RTE_BE16(RTE_ETHER_TYPE_VLAN) ||
+				    type == RTE_BE16(RTE_ETHER_TYPE_QINQ)); tags++) {
+		if (len < off + sizeof(struct rte_vlan_hdr))
+			return NULL;
+		type = ((const struct rte_vlan_hdr *)(p + off))->eth_proto;
+		off += sizeof(struct rte_vlan_hdr);
+	}
+	if (type != RTE_BE16(RTE_ETHER_TYPE_IPV4) || len < off + sizeof(*ip))
+		return NULL;
+	ip = (const struct rte_ipv4_hdr *)(p + off);
+	ihl = (uint32_t)(ip->version_ihl & RTE_IPV4_HDR_IHL_MASK) * RTE_IPV4_IHL_MULTIPLIER;
+	*hdr_len = (ip->version_ihl >> 4) == 4 && ihl >= sizeof(*ip) ? ihl : 0;
+	return len >= off + *hdr_len ? ip : NULL;
+}
+
+/*
+ * RTE_ETH_RX_OFFLOAD_IPV4_CKSUM: the IPv4 header checksum of each frame
+ * checked here (no kernel tells it: the XDP metadata has no checksum
+ * status), RTE_MBUF_F_RX_IP_CKSUM_GOOD or _BAD ORed into the flags; frames
+ * that are not IPv4 stay UNKNOWN, and so do the L4 checksums of all
+ * (RTE_MBUF_F_RX_L4_CKSUM_UNKNOWN is 0): the kernel does not say whether it
+ * verified them, and frames a local sender handed to veth carry a partial
+ * sum only.  The header is in the first segment: a chunk is far longer.
+ */
+static __rte_always_inline void
+af_xdp_rx_ipv4_cksum(struct rte_mbuf **bufs, uint32_t n)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *m = bufs[i];
+		uint32_t hdr_len = 0;
+		const struct rte_ipv4_hdr *ip =
+			af_xdp_rx_ipv4_hdr(rte_pktmbuf_mtod(m, const uint8_t *), m->data_len,
+					   &hdr_len);
+
+		if (ip == NULL)
+			continue;
+		/* A right header sums to all ones, its checksum field included. */
+		m->ol_flags |= hdr_len != 0 && rte_raw_cksum(ip, hdr_len) == 0xffff ?
+			       RTE_MBUF_F_RX_IP_CKSUM_GOOD : RTE_MBUF_F_RX_IP_CKSUM_BAD;
+	}
+}
+
+/*
+ * The burst of a port with Rx offloads the driver completes itself after
+ * the burst (cksum: af_xdp_rx_ipv4_cksum()), with or without those from
+ * the XDP metadata (meta).
+ */
+static __rte_always_inline uint16_t
+af_xdp_rx_burst_offloads(struct af_xdp_rx_queue *rxq, struct rte_mbuf **bufs, uint16_t nb_pkts,
+			 const bool multi_buffer, const bool meta)
+{
+	uint16_t n = meta ? af_xdp_rx_burst_meta(rxq, bufs, nb_pkts, multi_buffer) :
+			    af_xdp_rx_burst_common(rxq, bufs, nb_pkts, multi_buffer, false);
+
+	af_xdp_rx_ipv4_cksum(bufs, n);
+	return n;
+}
+
 /* The two builds of the burst, each for single- and for multi-buffer frames. */
 uint16_t af_xdp_rx_burst_baseline(void *queue, struct rte_mbuf **bufs, uint16_t nb_pkts);
 uint16_t af_xdp_rx_burst_multi_buffer_baseline(void *queue, struct rte_mbuf **bufs,
@@ -564,6 +641,14 @@ AF_XDP_RX_SCALAR_STORES
 uint16_t af_xdp_rx_burst_meta_baseline(void *queue, struct rte_mbuf **bufs, uint16_t nb_pkts);
 uint16_t af_xdp_rx_burst_meta_multi_buffer_baseline(void *queue, struct rte_mbuf **bufs,
 						    uint16_t nb_pkts);
+/* The same, the IPv4 header checksum checked (af_xdp_rx_burst_offloads()). */
+uint16_t af_xdp_rx_burst_cksum_baseline(void *queue, struct rte_mbuf **bufs, uint16_t nb_pkts);
+uint16_t af_xdp_rx_burst_cksum_multi_buffer_baseline(void *queue, struct rte_mbuf **bufs,
+						     uint16_t nb_pkts);
+uint16_t af_xdp_rx_burst_meta_cksum_baseline(void *queue, struct rte_mbuf **bufs,
+					     uint16_t nb_pkts);
+uint16_t af_xdp_rx_burst_meta_cksum_multi_buffer_baseline(void *queue, struct rte_mbuf **bufs,
+							  uint16_t nb_pkts);
 #ifdef AF_XDP_HAVE_X86_64_V3
 uint16_t af_xdp_rx_burst_x86_64_v3(void *queue, struct rte_mbuf **bufs, uint16_t nb_pkts);
 uint16_t af_xdp_rx_burst_multi_buffer_x86_64_v3(void *queue, struct rte_mbuf **bufs,
@@ -572,22 +657,33 @@ AF_XDP_RX_SCALAR_STORES
 uint16_t af_xdp_rx_burst_meta_x86_64_v3(void *queue, struct rte_mbuf **bufs, uint16_t nb_pkts);
 uint16_t af_xdp_rx_burst_meta_multi_buffer_x86_64_v3(void *queue, struct rte_mbuf **bufs,
 						     uint16_t nb_pkts);
+uint16_t af_xdp_rx_burst_cksum_x86_64_v3(void *queue, struct rte_mbuf **bufs, uint16_t nb_pkts);
+uint16_t af_xdp_rx_burst_cksum_multi_buffer_x86_64_v3(void *queue, struct rte_mbuf **bufs,
+						      uint16_t nb_pkts);
+uint16_t af_xdp_rx_burst_meta_cksum_x86_64_v3(void *queue, struct rte_mbuf **bufs,
+					      uint16_t nb_pkts);
+uint16_t af_xdp_rx_burst_meta_cksum_multi_buffer_x86_64_v3(void *queue, struct rte_mbuf **bufs,
+							   uint16_t nb_pkts);
 #endif
 
-/*
- * The burst for this machine, for frames of one descriptor or (socket bound
- * with XDP_USE_SG) of several, with the Rx offloads' metadata (meta) or
- * without, and the name of its build as the logs and rx_burst_mode_get()
- * give it.
- */
-eth_rx_burst_t af_xdp_rx_burst_select(bool multi_buffer, bool meta, const char **name);
+/* What a receive burst does besides taking frames: one build of each kind. */
+struct af_xdp_rx_burst_kind {
+	bool multi_buffer;	/* frames of several descriptors (socket bound with XDP_USE_SG) */
+	bool meta;		/* the Rx offloads' XDP metadata into the mbufs */
+	bool cksum;		/* IPv4 header checksums checked (af_xdp_rx_ipv4_cksum()) */
+};
 
 /*
- * The name of the build behind burst, or NULL when it is not one of ours;
- * *multi_buffer tells whether it takes frames of several descriptors, *meta
- * whether it reads the Rx offloads' metadata.
+ * The burst of that kind for this machine, and the name of its build as the
+ * logs and rx_burst_mode_get() give it.
  */
-const char *af_xdp_rx_burst_name(eth_rx_burst_t burst, bool *multi_buffer, bool *meta);
+eth_rx_burst_t af_xdp_rx_burst_select(const struct af_xdp_rx_burst_kind *kind, const char **name);
+
+/*
+ * The name of the build behind burst, and *kind its kind; NULL (and a
+ * zeroed kind) when it is not one of ours.
+ */
+const char *af_xdp_rx_burst_name(eth_rx_burst_t burst, struct af_xdp_rx_burst_kind *kind);
 
 /*
  * Serve the queue from a socket's Rx and fill rings (fd: for wakeups, -1

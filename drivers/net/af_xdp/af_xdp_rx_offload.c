@@ -5,7 +5,9 @@
 /*
  * Rx offloads from the kernel's XDP metadata functions (6.8+ for all of
  * them: bpf_xdp_metadata_rx_hash came in 6.3, _rx_vlan_tag in 6.8): what a
- * port can offer, and the device-bound program that fetches the values.
+ * port can offer, and the device-bound program that fetches the values;
+ * and the Rx checksum offloads, which every port offers (the burst checks
+ * IPv4 headers: af_xdp_rx_ipv4_cksum()).
  *
  * A device-bound program runs only in native mode and only alone: libxdp
  * 1.3.1 cannot load its dispatcher bound to a device (1.6.0 can), and an
@@ -161,34 +163,62 @@ iface_rx_metadata(int ifindex, uint64_t *features)
 	return ret < 0 ? ret : 0;
 }
 
-uint64_t
-af_xdp_rx_offload_capa(const struct af_xdp_port *port, const char **why)
+/* The Rx metadata offloads the port can offer, or 0; *why. */
+static uint64_t
+rx_meta_capa(const struct af_xdp_port *port, enum af_xdp_rx_capa_why *why)
 {
 	const struct af_xdp_devargs *a = &port->args;
 	uint64_t features = 0, capa;
 
 	if (a->xdp_prog[0] != '\0' || a->use_cni || a->use_pinned_map) {
-		*why = "not-built-in";		/* no program of ours writes the values */
+		*why = AF_XDP_RX_CAPA_NOT_BUILTIN;
 		return 0;
 	}
 	if (a->mode == AF_XDP_ATTACH_SKB || a->mode == AF_XDP_ATTACH_HW) {
-		*why = "not-native-mode";	/* device-bound programs are native only */
+		*why = AF_XDP_RX_CAPA_NOT_NATIVE;
 		return 0;
 	}
 	if (!kernel_has_kfuncs()) {
-		*why = "kernel-lacks-kfuncs";
+		*why = AF_XDP_RX_CAPA_KERNEL_LACKS_KFUNCS;
 		return 0;
 	}
 	if (iface_rx_metadata(port->ifindex, &features) != 0) {
-		*why = "iface-features-unknown";	/* netlink says nothing */
+		*why = AF_XDP_RX_CAPA_IFACE_UNKNOWN;
 		return RTE_ETH_RX_OFFLOAD_TIMESTAMP;
 	}
 	capa = ((features & NETDEV_GENL_XDP_RX_METADATA_HASH) ? RTE_ETH_RX_OFFLOAD_RSS_HASH : 0) |
 	       ((features & NETDEV_GENL_XDP_RX_METADATA_VLAN_TAG) ?
 		RTE_ETH_RX_OFFLOAD_VLAN_STRIP : 0);
-	*why = capa != 0 ? "iface-kfuncs" : "iface-lacks-kfuncs";
+	*why = capa != 0 ? AF_XDP_RX_CAPA_IFACE_KFUNCS : AF_XDP_RX_CAPA_IFACE_LACKS_KFUNCS;
 	/* The program's own stamp: whatever the interface implements. */
 	return capa | RTE_ETH_RX_OFFLOAD_TIMESTAMP;
+}
+
+void
+af_xdp_rx_offload_probe(struct af_xdp_port *port)
+{
+	port->rx_meta_capa = rx_meta_capa(port, &port->rx_meta_capa_why);
+}
+
+uint64_t
+af_xdp_rx_offload_capa(const struct af_xdp_port *port)
+{
+	return port->rx_meta_capa | AF_XDP_RX_CKSUM_OFFLOADS;
+}
+
+const char *
+af_xdp_rx_capa_why_name(enum af_xdp_rx_capa_why why)
+{
+	static const char * const names[] = {
+		[AF_XDP_RX_CAPA_IFACE_KFUNCS] = "iface-kfuncs",
+		[AF_XDP_RX_CAPA_IFACE_LACKS_KFUNCS] = "iface-lacks-kfuncs",
+		[AF_XDP_RX_CAPA_IFACE_UNKNOWN] = "iface-features-unknown",
+		[AF_XDP_RX_CAPA_KERNEL_LACKS_KFUNCS] = "kernel-lacks-kfuncs",
+		[AF_XDP_RX_CAPA_NOT_NATIVE] = "not-native-mode",
+		[AF_XDP_RX_CAPA_NOT_BUILTIN] = "not-built-in",
+	};
+
+	return (unsigned int)why < RTE_DIM(names) ? names[why] : "unknown";
 }
 
 uint32_t
@@ -227,6 +257,7 @@ af_xdp_rx_offload_configure(struct af_xdp_port *port, uint64_t offloads)
 	int ret;
 
 	port->rx_meta = af_xdp_rx_meta_want(offloads);
+	port->rx_cksum = (offloads & RTE_ETH_RX_OFFLOAD_IPV4_CKSUM) != 0;
 	port->rx_timestamp_offset = -1;
 	port->rx_timestamp_flag = 0;
 	if (port->rx_meta & AF_XDP_RX_META_TIMESTAMP) {

@@ -11,7 +11,8 @@
  * of the frame (RTE_ETH_RX_OFFLOAD_VLAN_STRIP).  A port that asks for one
  * runs a built-in program bound to its interface (bpf/af_xdp_rx_meta.bpf.c)
  * which writes the values in front of each frame; the receive burst puts
- * them in the mbuf (af_xdp_rx.h).
+ * them in the mbuf (af_xdp_rx.h).  And the Rx checksum offloads, which need
+ * no program: the receive burst checks IPv4 headers itself.
  */
 
 #include <stdint.h>
@@ -34,10 +35,26 @@
 				 RTE_ETH_RX_OFFLOAD_TIMESTAMP)
 
 /*
- * The Rx metadata offloads the port can offer, or 0 and *why: a short token
- * (the state block's rx.offloads.capa.reason) naming what is missing.
+ * The Rx checksum offloads, offered everywhere: the driver checks the IPv4
+ * header itself; L4 checksums are reported UNKNOWN (af_xdp_rx.h says why),
+ * offered so that applications which ask for them (examples/l3fwd) start.
  */
-uint64_t af_xdp_rx_offload_capa(const struct af_xdp_port *port, const char **why);
+#define AF_XDP_RX_CKSUM_OFFLOADS (RTE_ETH_RX_OFFLOAD_IPV4_CKSUM | RTE_ETH_RX_OFFLOAD_UDP_CKSUM | \
+				  RTE_ETH_RX_OFFLOAD_TCP_CKSUM)
+
+/*
+ * At probe: the Rx metadata offloads the port can offer
+ * (port->rx_meta_capa), and why (port->rx_meta_capa_why).  Fixed for the
+ * port's life: they depend on its devargs, the kernel and the interface's
+ * driver, so the kernel is asked once.
+ */
+void af_xdp_rx_offload_probe(struct af_xdp_port *port);
+
+/* The Rx offloads of this file the port offers: metadata and checksums. */
+uint64_t af_xdp_rx_offload_capa(const struct af_xdp_port *port);
+
+/* The state block's rx.offloads.capa.reason for why. */
+const char *af_xdp_rx_capa_why_name(enum af_xdp_rx_capa_why why);
 
 /* The AF_XDP_RX_META_* values the Rx offloads need. */
 uint32_t af_xdp_rx_meta_want(uint64_t offloads);
@@ -46,8 +63,9 @@ uint32_t af_xdp_rx_meta_want(uint64_t offloads);
 uint64_t af_xdp_rx_meta_ol_flags(uint32_t want, uint64_t timestamp_flag);
 
 /*
- * At configure: the port's Rx metadata (port->rx_meta) for the offloads,
- * the timestamp dynamic field registered when TIMESTAMP is among them.
+ * At configure: the port's Rx metadata (port->rx_meta) and IPv4 header
+ * check (port->rx_cksum) for the offloads, the timestamp dynamic field
+ * registered when TIMESTAMP is among them.
  */
 int af_xdp_rx_offload_configure(struct af_xdp_port *port, uint64_t offloads);
 

@@ -36,3 +36,29 @@ af_xdp_rx_burst_meta_multi_buffer_x86_64_v3(void *queue, struct rte_mbuf **bufs,
 {
 	return af_xdp_rx_burst_meta(queue, bufs, nb_pkts, true);
 }
+
+uint16_t
+af_xdp_rx_burst_cksum_x86_64_v3(void *queue, struct rte_mbuf **bufs, uint16_t nb_pkts)
+{
+	return af_xdp_rx_burst_offloads(queue, bufs, nb_pkts, false, false);
+}
+
+uint16_t
+af_xdp_rx_burst_cksum_multi_buffer_x86_64_v3(void *queue, struct rte_mbuf **bufs,
+					     uint16_t nb_pkts)
+{
+	return af_xdp_rx_burst_offloads(queue, bufs, nb_pkts, true, false);
+}
+
+uint16_t
+af_xdp_rx_burst_meta_cksum_x86_64_v3(void *queue, struct rte_mbuf **bufs, uint16_t nb_pkts)
+{
+	return af_xdp_rx_burst_offloads(queue, bufs, nb_pkts, false, true);
+}
+
+uint16_t
+af_xdp_rx_burst_meta_cksum_multi_buffer_x86_64_v3(void *queue, struct rte_mbuf **bufs,
+						  uint16_t nb_pkts)
+{
+	return af_xdp_rx_burst_offloads(queue, bufs, nb_pkts, true, true);
+}

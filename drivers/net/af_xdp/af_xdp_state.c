@@ -285,18 +285,18 @@ dump_xdp_choice(FILE *f, const struct af_xdp_port *port)
 
 /*
  * The Rx offloads from the XDP metadata: those the port offers (or none,
- * and why), and those the configuration asked for, in force while started.
+ * and why: found at probe), and those the configuration asked for, in force
+ * while started; and whether the burst checks IPv4 header checksums.
  */
 static void
 dump_rx_offloads(FILE *f, const struct af_xdp_port *port)
 {
-	const char *why;
-	uint64_t capa = af_xdp_rx_offload_capa(port, &why);
-
 	fprintf(f, "rx.offloads.capa = %s\n",
-		af_xdp_rx_meta_names(af_xdp_rx_meta_want(capa)));
-	fprintf(f, "rx.offloads.capa.reason = %s\n", why);
+		af_xdp_rx_meta_names(af_xdp_rx_meta_want(port->rx_meta_capa)));
+	fprintf(f, "rx.offloads.capa.reason = %s\n",
+		af_xdp_rx_capa_why_name(port->rx_meta_capa_why));
 	fprintf(f, "rx.offloads = %s\n", af_xdp_rx_meta_names(port->rx_meta));
+	fprintf(f, "rx.cksum = %s\n", port->rx_cksum ? "ipv4" : "none");
 }
 
 /* The devargs that shape the sockets, and the frame limits. */
