@@ -113,6 +113,7 @@ def check_socket(t, st, port):
     want = "zero-copy" if env.socket_mode() == "zero-copy" else "copy"
     t.equal(q.get("mode"), want, "queue.0.mode (AFXDP_SOCKET_MODE=%s)" % env.socket_mode())
     check_busy_poll(t, q)
+    t.equal(q.get("umem.gap_bytes"), "0", "queue.0.umem.gap_bytes (testpmd's pool: one area)")
     ss = ss_xdp(port.ns)
     if ss is None:
         env.log("ss --xdp shows no socket (a kernel without XDP_SOCKETS_DIAG): "

@@ -19,6 +19,7 @@
 #include <sys/syscall.h>
 
 #include <rte_mbuf.h>
+#include <rte_memzone.h>
 #include <rte_mempool.h>
 
 #include "af_xdp_csum.h"
@@ -132,7 +133,10 @@ no_free(struct rte_mempool_memhdr *memhdr __rte_unused, void *opaque __rte_unuse
 {
 }
 
-/* Two areas with a hole between them: the UMEM must be one area. */
+/*
+ * Two areas of memory not DPDK's with a gap between them: nothing says the
+ * gap stays mapped, so the pool cannot be one UMEM.
+ */
 static void
 test_discontiguous(void)
 {
@@ -273,6 +277,49 @@ register_on_new_socket(struct rte_mempool *mp, const struct af_xdp_port *port)
 	return true;
 }
 
+/*
+ * A pool in two of DPDK's memzones with a third, not the pool's, between
+ * them (what a fragmented heap gives): one UMEM over the span, which the
+ * kernel takes (a real socket, where there is AF_XDP), every mbuf's chunk
+ * inside it.
+ */
+static void
+test_span_of_dpdk_memory(void)
+{
+	struct rte_mempool *mp = empty_packet_pool("umem_span");
+	size_t half = (size_t)rte_mempool_calc_obj_size(mp->elt_size, mp->flags, NULL) *
+		      NB_MBUFS / 2 + 4096;
+	const struct rte_memzone *a = rte_memzone_reserve("umem_span_a", half, SOCKET_ID_ANY, 0);
+	const struct rte_memzone *other = rte_memzone_reserve("umem_span_other", 65536,
+							      SOCKET_ID_ANY, 0);
+	const struct rte_memzone *b = rte_memzone_reserve("umem_span_b", half, SOCKET_ID_ANY, 0);
+	struct af_xdp_port *port = calloc(1, sizeof(*port));
+	struct af_xdp_umem_layout layout;
+	char err[512] = "";
+
+	CHECK(a != NULL && other != NULL && b != NULL && port != NULL, "memzones and port");
+	if (a == NULL || other == NULL || b == NULL || port == NULL)
+		goto out;
+	CHECK(rte_mempool_populate_iova(mp, a->addr, a->iova, a->len, no_free, NULL) > 0, "a");
+	CHECK(rte_mempool_populate_iova(mp, b->addr, b->iova, b->len, no_free, NULL) > 0, "b");
+	CHECK(af_xdp_umem_layout(mp, &layout, err, sizeof(err)) == 0, "refused: %s", err);
+	CHECK_EQ(layout.pool_chunks, 2);
+	CHECK(layout.gap_bytes >= other->len, "gap %zu bytes, the other zone %zu", layout.gap_bytes,
+	      other->len);
+	CHECK(layout.area <= RTE_MIN((uintptr_t)a->addr, (uintptr_t)b->addr) &&
+	      layout.area + layout.size >= RTE_MAX((uintptr_t)a->addr_64 + a->len,
+						   (uintptr_t)b->addr_64 + b->len),
+	      "the UMEM does not cover both areas");
+	snprintf(port->name, sizeof(port->name), "umem_span_test");
+	register_on_new_socket(mp, port);
+out:
+	free(port);
+	rte_mempool_free(mp);
+	rte_memzone_free(a);
+	rte_memzone_free(other);
+	rte_memzone_free(b);
+}
+
 static void
 test_register(void)
 {
@@ -314,6 +361,7 @@ main(int argc __rte_unused, char **argv)
 	RUN(test_discontiguous);
 	RUN(test_reg_layout);
 	RUN(test_register);
+	RUN(test_span_of_dpdk_memory);
 	rte_eal_cleanup();
 	return unit_summary();
 }

@@ -127,6 +127,8 @@ struct af_xdp_umem_layout {
 	uintptr_t mbuf_base;	/* mbuf = mbuf_base + chunk address */
 	uint32_t chunk_size;	/* bytes the kernel may use from buf_addr on */
 	uint32_t max_frame;	/* largest frame a chunk holds */
+	uint32_t pool_chunks;	/* the mempool's memory chunks (rte_mempool_mem_iter) */
+	size_t gap_bytes;	/* DPDK memory between them, not the pool's: 0 for one area */
 };
 
 struct af_xdp_rx_stats {

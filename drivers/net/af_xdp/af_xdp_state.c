@@ -158,6 +158,7 @@ record_socket(const struct af_xdp_socket *sock, struct af_xdp_state_queue *q)
 	strlcpy(q->pool, af_xdp_umem_pool(sock->umem)->name, sizeof(q->pool));
 	q->umem_area = layout->area;
 	q->umem_length = layout->size;
+	q->umem_gap_bytes = layout->gap_bytes;
 	q->chunk_size = layout->chunk_size;
 	q->frame_max = layout->max_frame;
 	q->netdev_queue = sock->netdev_queue;
@@ -414,6 +415,7 @@ dump_queue(FILE *f, struct rte_eth_dev *dev, uint16_t i, int fd)
 	fprintf(f, "queue.%u.umem.frame_max = %u\n", i, q->frame_max);
 	fprintf(f, "queue.%u.umem.area = 0x%" PRIxPTR "\n", i, q->umem_area);
 	fprintf(f, "queue.%u.umem.length = %zu\n", i, q->umem_length);
+	fprintf(f, "queue.%u.umem.gap_bytes = %zu\n", i, q->umem_gap_bytes);
 	fprintf(f, "queue.%u.umem.pool = %s\n", i, q->pool);
 	fprintf(f, "queue.%u.umem.registered = %s\n", i, yes_no(q->umem_registered));
 	if (fd >= 0 && af_xdp_socket_napi_id(fd, &napi_id) == 0)

@@ -41,6 +41,7 @@ struct af_xdp_state_queue {
 	char pool[32];			/* the mempool that is the UMEM (RTE_MEMPOOL_NAMESIZE) */
 	uintptr_t umem_area;		/* the registered memory */
 	size_t umem_length;
+	size_t umem_gap_bytes;		/* DPDK memory in it between the pool's chunks */
 	uint32_t chunk_size;
 	uint32_t frame_max;
 	uint32_t netdev_queue;

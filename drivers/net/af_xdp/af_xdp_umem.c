@@ -22,6 +22,7 @@
 
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
+#include <rte_memory.h>
 #include <rte_mempool.h>
 
 #include "af_xdp_csum.h"
@@ -43,10 +44,11 @@ struct af_xdp_umem {
 static TAILQ_HEAD(, af_xdp_umem) umem_list = TAILQ_HEAD_INITIALIZER(umem_list);
 static pthread_mutex_t umem_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* The mempool's memory chunks: from the lowest to the end of the highest. */
 struct mem_span {
 	uintptr_t start, end;
+	size_t bytes;		/* in the chunks: end - start when they leave no gap */
 	unsigned int chunks;
-	bool contiguous;
 };
 
 static void
@@ -56,21 +58,65 @@ collect_span(struct rte_mempool *mp __rte_unused, void *opaque,
 	struct mem_span *span = opaque;
 	uintptr_t start = (uintptr_t)memhdr->addr;
 
-	if (idx == 0) {
+	if (idx == 0 || start < span->start)
 		span->start = start;
+	if (idx == 0 || start + memhdr->len > span->end)
 		span->end = start + memhdr->len;
-		span->contiguous = true;
-	} else if (start == span->end) {
-		span->end += memhdr->len;
-	} else {
-		span->contiguous = false;
-	}
+	span->bytes += memhdr->len;
 	span->chunks++;
 }
 
 /*
+ * Whether [start, end) is all DPDK's memory: allocated segments of its
+ * memseg lists (hugepages, --no-huge's area, registered external memory),
+ * which stay mapped while the process runs.  *hole: the first address that
+ * is not.
+ */
+static bool
+dpdk_memory(uintptr_t start, uintptr_t end, uintptr_t *hole)
+{
+	while (start < end) {
+		struct rte_memseg_list *msl = rte_mem_virt2memseg_list((void *)start);
+		const struct rte_memseg *ms = msl != NULL ? rte_mem_virt2memseg((void *)start, msl) :
+					      NULL;
+
+		/* A free segment of a list is reserved address space only. */
+		if (ms == NULL || ms->addr == NULL || start < (uintptr_t)ms->addr ||
+		    start >= (uintptr_t)ms->addr + ms->len) {
+			*hole = start;
+			return false;
+		}
+		start = (uintptr_t)ms->addr + ms->len;
+	}
+	return true;
+}
+
+/*
+ * A mempool in several areas (populated chunk by chunk: a fragmented heap,
+ * or IOVA-contiguous pieces of hugepages that are not physically
+ * contiguous) can be one UMEM over its whole span when what lies between
+ * the areas is DPDK's memory too: the kernel pins it with the rest but
+ * writes only the chunks the fill ring offers.  Anything else between them
+ * (memory not DPDK's, or none) cannot be registered: 0 or -EINVAL, why in err.
+ */
+static int
+check_span(struct rte_mempool *mp, const struct mem_span *span, char *err, size_t err_len)
+{
+	uintptr_t hole = 0;
+
+	/* Chunks never overlap: as many bytes as the span, and no gap. */
+	if (span->bytes == span->end - span->start || dpdk_memory(span->start, span->end, &hole))
+		return 0;
+	snprintf(err, err_len,
+		 "mempool %s spans %u virtually discontiguous memory chunks (%p to %p) and the memory between them is not all DPDK's (none at %p); a UMEM must be one area: create the pool from DPDK's memory (rte_pktmbuf_pool_create) or in one area",
+		 mp->name, span->chunks, (void *)span->start, (void *)span->end, (void *)hole);
+	return -EINVAL;
+}
+
+/*
  * Where the UMEM lies in the mempool's memory, and how chunk addresses map
- * to mbufs.  Pure arithmetic on the mempool: no system call.
+ * to mbufs.  Arithmetic on the mempool, and for a pool in several areas a
+ * look at DPDK's memory map: no system call.
  */
 int
 af_xdp_umem_layout(struct rte_mempool *mp, struct af_xdp_umem_layout *layout,
@@ -102,12 +148,8 @@ af_xdp_umem_layout(struct rte_mempool *mp, struct af_xdp_umem_layout *layout,
 		snprintf(err, err_len, "mempool %s is not populated", mp->name);
 		return -EINVAL;
 	}
-	if (!span.contiguous) {
-		snprintf(err, err_len,
-			 "mempool %s spans %u virtually discontiguous memory chunks; a UMEM must be one area: create the pool with enough contiguous memory (e.g. larger hugepages, or --no-huge)",
-			 mp->name, span.chunks);
+	if (check_span(mp, &span, err, err_len) != 0)
 		return -EINVAL;
-	}
 
 	hdr = sizeof(struct rte_mbuf) + rte_pktmbuf_priv_size(mp);
 	layout->area = RTE_ALIGN_FLOOR(span.start, page);
@@ -117,6 +159,8 @@ af_xdp_umem_layout(struct rte_mempool *mp, struct af_xdp_umem_layout *layout,
 	/* The kernel takes at most a page per chunk. */
 	layout->chunk_size = RTE_MIN(data_room, (uint32_t)page);
 	layout->max_frame = layout->chunk_size - AF_XDP_PACKET_HEADROOM;
+	layout->pool_chunks = span.chunks;
+	layout->gap_bytes = span.end - span.start - span.bytes;
 	return 0;
 }
 
@@ -240,6 +284,10 @@ umem_new(const struct af_xdp_port *port, struct rte_mempool *mp, int fd)
 		rte_free(umem);
 		return NULL;
 	}
+	if (umem->layout.gap_bytes != 0)
+		AF_XDP_PORT_LOG(INFO, port,
+				"mempool %s lies in separate areas: its UMEM spans them, %zu KiB, %zu KiB of which DPDK memory between them",
+				mp->name, umem->layout.size / 1024, umem->layout.gap_bytes / 1024);
 	return umem;
 }
 
