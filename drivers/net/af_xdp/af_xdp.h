@@ -210,6 +210,9 @@ struct af_xdp_rx_queue {
 	uint16_t queue_id;
 	uint32_t nb_desc;
 	bool busy_poll_asked;		/* busy_budget given: no NAPI id is worth a warning */
+	/* A closed socket the kernel still held, and its offered mark: af_xdp_rxq_hold(). */
+	bool held;
+	uint64_t held_mark;
 	bool zero_copy;			/* the socket's mode, for counting what it missed */
 } __rte_cache_aligned;
 

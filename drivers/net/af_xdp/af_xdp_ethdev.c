@@ -502,7 +502,19 @@ af_xdp_tx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
 static void
 af_xdp_rx_queue_release(struct rte_eth_dev *dev, uint16_t qid)
 {
-	rte_free(dev->data->rx_queues[qid]);
+	struct af_xdp_rx_queue *rxq = dev->data->rx_queues[qid];
+
+	if (rxq != NULL && rxq->held) {
+		const struct af_xdp_port *port = port_of(dev);
+
+		if (af_xdp_queue_free(port->ifindex, port->args.start_queue + qid) == 1)
+			af_xdp_rxq_reclaim_held(rxq);
+		else
+			AF_XDP_PORT_LOG(WARNING, port,
+					"Rx queue %u released while another process still holds its old socket: the mbufs that socket was offered stay out of mempool %s",
+					qid, rxq->mb_pool->name);
+	}
+	rte_free(rxq);
 	dev->data->rx_queues[qid] = NULL;
 }
 
@@ -660,7 +672,9 @@ unplug(struct af_xdp_port *port)
  * is closed and the kernel holds nothing of the queue (af_xdp_socket_close),
  * every mbuf offered in the fill ring that did not come back.  Nothing
  * waits for a grace period: closing the socket is what ends the kernel's
- * use of it.
+ * use of it - unless a secondary process still holds a copy of the
+ * descriptor after af_xdp_socket_close() waited for it: the socket is still
+ * bound then, and its offered mbufs are left to the kernel.
  *
  * In zero-copy mode a NIC's driver keeps buffers of its own until the
  * kernel's deferred release of the pool, after close returns: the mbufs are
@@ -674,7 +688,9 @@ close_socket(struct rte_eth_dev *dev, uint16_t i)
 	struct af_xdp_socket *sock = port->queues[i].sock;
 	struct af_xdp_rx_queue *rxq = rxq_at(dev, i);
 	struct af_xdp_tx_queue *txq = txq_at(dev, i);
+	const uint32_t queue = sock->netdev_queue;
 	bool reclaim = sock->chunks_back_at_close;
+	bool released = false;
 	unsigned int back = 0;
 
 	if (rxq != NULL && rxq->fd != sock->fd)
@@ -682,19 +698,32 @@ close_socket(struct rte_eth_dev *dev, uint16_t i)
 	if (txq != NULL && txq->fd != sock->fd)
 		txq = NULL;
 	af_xdp_stats_fold_socket(port, i, sock->fd);
+	/* Tx chunks are read only when our sendto() wakes the kernel: none comes now. */
 	if (txq != NULL)
 		back += af_xdp_txq_release(txq, reclaim);
 	af_xdp_socket_close(sock);
 	port->queues[i].sock = NULL;
+	/* A NIC's zero-copy pool outlives the close anyway: no use looking. */
+	if (reclaim)
+		released = af_xdp_queue_wait_free(port->ifindex, queue);
 	if (rxq != NULL) {
-		if (reclaim)
+		if (released) {
+			/* The queue is free: a socket held before is gone too. */
+			back += af_xdp_rxq_reclaim_held(rxq);
 			back += af_xdp_rxq_reclaim(rxq);
+		} else if (reclaim) {
+			af_xdp_rxq_hold(rxq);
+		}
 		af_xdp_rxq_unbind(rxq);
 	}
 	if (!reclaim)
 		AF_XDP_PORT_LOG(INFO, port,
 				"queue %u: zero-copy mode, the kernel driver gives its buffers back after the socket closed: its mbufs are not reclaimed",
 				i);
+	else if (!released)
+		AF_XDP_PORT_LOG(WARNING, port,
+				"queue %u: another process (a secondary?) still holds a copy of the socket %u ms after it closed here, so the kernel may still receive into its fill ring's mbufs: they are kept from the mempool until the socket is gone (looked at again at the next start, stop and queue release)",
+				i, AF_XDP_CLOSE_WAIT_MS);
 	AF_XDP_PORT_LOG(DEBUG, port, "queue %u: socket closed, %u mbufs back to their mempool",
 			i, back);
 }
@@ -737,6 +766,8 @@ serve_queues(struct rte_eth_dev *dev, uint16_t i, const struct af_xdp_socket *so
 	}
 	if (rxq == NULL)
 		return 0;
+	/* The new socket is bound to the queue: the old one is gone. */
+	af_xdp_rxq_reclaim_held(rxq);
 	af_xdp_rxq_bind(rxq, &sock->rx, &sock->fill, layout, sock->fd);
 	rxq->scatter = scatter_rx(dev);
 	rxq->rx_meta_ol = af_xdp_rx_meta_ol_flags(port->rx_meta, port->rx_timestamp_flag);

@@ -123,17 +123,49 @@ reclaim_if_offered(struct rte_mempool *mp, void *arg, void *obj, unsigned int id
  * walking the whole mempool while other queues run is safe: it reads every
  * header once, a few milliseconds for a large pool, at stop only.
  */
-unsigned int
-af_xdp_rxq_reclaim(struct af_xdp_rx_queue *rxq)
+static unsigned int
+reclaim_marked(struct rte_mempool *mp, uint64_t mark)
 {
 	struct rte_mbuf fresh = { .data_off = RTE_PKTMBUF_HEADROOM, .nb_segs = 1,
 				  .port = RTE_MBUF_PORT_INVALID };
-	struct reclaim r = { .mark = rxq->offered_mark };
+	struct reclaim r = { .mark = mark };
 
 	rte_mbuf_refcnt_set(&fresh, 1);
 	r.fresh = *(mbuf_u64_t *)MBUF_AT(&fresh, rearm_data);
-	rte_mempool_obj_iter(rxq->mb_pool, reclaim_if_offered, &r);
+	rte_mempool_obj_iter(mp, reclaim_if_offered, &r);
 	return r.count;
+}
+
+unsigned int
+af_xdp_rxq_reclaim(struct af_xdp_rx_queue *rxq)
+{
+	return reclaim_marked(rxq->mb_pool, rxq->offered_mark);
+}
+
+void
+af_xdp_rxq_hold(struct af_xdp_rx_queue *rxq)
+{
+	/* One held socket per queue: another still held keeps its mbufs. */
+	if (rxq->held)
+		AF_XDP_LOG(WARNING,
+			   "port %u Rx queue %u: the socket closed before is still held too; its mbufs stay with it",
+			   rxq->port_id, rxq->queue_id);
+	rxq->held = true;
+	rxq->held_mark = rxq->offered_mark;
+}
+
+unsigned int
+af_xdp_rxq_reclaim_held(struct af_xdp_rx_queue *rxq)
+{
+	unsigned int n;
+
+	if (!rxq->held)
+		return 0;
+	n = reclaim_marked(rxq->mb_pool, rxq->held_mark);
+	AF_XDP_LOG(INFO, "port %u Rx queue %u: the socket held after its close is gone: %u mbufs back to %s",
+		   rxq->port_id, rxq->queue_id, n, rxq->mb_pool->name);
+	rxq->held = false;
+	return n;
 }
 
 void __rte_cold

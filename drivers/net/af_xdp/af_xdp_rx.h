@@ -707,6 +707,16 @@ unsigned int af_xdp_rxq_fill(struct af_xdp_rx_queue *rxq);
  */
 unsigned int af_xdp_rxq_reclaim(struct af_xdp_rx_queue *rxq);
 
+/*
+ * The socket closed but the kernel still has it (another process holds a
+ * copy of its descriptor), so it may still receive into the offered mbufs:
+ * they keep their mark, for af_xdp_rxq_reclaim_held() once it is gone.
+ */
+void af_xdp_rxq_hold(struct af_xdp_rx_queue *rxq);
+
+/* The held socket is gone: its mbufs back to the mempool; how many. */
+unsigned int af_xdp_rxq_reclaim_held(struct af_xdp_rx_queue *rxq);
+
 /* The queue no longer has a socket: a frame half assembled is freed. */
 void af_xdp_rxq_unbind(struct af_xdp_rx_queue *rxq);
 

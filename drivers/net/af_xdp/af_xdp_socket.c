@@ -362,6 +362,59 @@ err_free:
 	return NULL;
 }
 
+/*
+ * Whether the interface's queue has no AF_XDP socket bound: a throwaway
+ * socket, with a UMEM of two chunks and rings of two entries, binds to it
+ * in copy mode, which the kernel refuses with EBUSY while another socket
+ * (its buffer pool) holds the queue, whatever that socket's mode.  Copy
+ * mode asks nothing of the interface's driver.  1 or 0; -errno when the
+ * probe itself fails.
+ */
+int
+af_xdp_queue_free(int ifindex, uint32_t queue)
+{
+	const size_t len = 2 * (size_t)AF_XDP_CHUNK_MIN;
+	struct af_xdp_umem_reg reg = { .len = len, .chunk_size = AF_XDP_CHUNK_MIN };
+	struct sockaddr_xdp sxdp = { .sxdp_family = AF_XDP, .sxdp_ifindex = (uint32_t)ifindex,
+				     .sxdp_queue_id = queue, .sxdp_flags = XDP_COPY };
+	uint32_t two = 2;
+	void *area;
+	int fd, ret;
+
+	area = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (area == MAP_FAILED)
+		return -errno;
+	reg.addr = (uintptr_t)area;
+	fd = socket(AF_XDP, SOCK_RAW | SOCK_CLOEXEC, 0);
+	ret = fd < 0 ||
+	      setsockopt(fd, SOL_XDP, XDP_UMEM_REG, &reg, sizeof(reg)) != 0 ||
+	      setsockopt(fd, SOL_XDP, XDP_UMEM_FILL_RING, &two, sizeof(two)) != 0 ||
+	      setsockopt(fd, SOL_XDP, XDP_UMEM_COMPLETION_RING, &two, sizeof(two)) != 0 ||
+	      setsockopt(fd, SOL_XDP, XDP_RX_RING, &two, sizeof(two)) != 0 ? -errno : 0;
+	if (ret == 0)
+		ret = bind(fd, (const struct sockaddr *)&sxdp, sizeof(sxdp)) == 0 ? 1 :
+		      errno == EBUSY ? 0 : -errno;
+	if (fd >= 0)
+		close(fd);
+	munmap(area, len);
+	return ret;
+}
+
+bool
+af_xdp_queue_wait_free(int ifindex, uint32_t queue)
+{
+	unsigned int ms;
+
+	for (ms = 0; ms < AF_XDP_CLOSE_WAIT_MS; ms++) {
+		int free = af_xdp_queue_free(ifindex, queue);
+
+		if (free != 0)
+			return free > 0;	/* a probe that fails says nothing: not released */
+		usleep(1000);
+	}
+	return false;
+}
+
 void
 af_xdp_socket_close(struct af_xdp_socket *sock)
 {
@@ -370,8 +423,7 @@ af_xdp_socket_close(struct af_xdp_socket *sock)
 	 * (unbinds it, waits for the receive paths with synchronize_net(), and
 	 * takes it out of every XSKMAP) when the last of them and the
 	 * descriptor are gone, before the last of these calls returns -
-	 * unless another process holds a copy of the descriptor (a secondary
-	 * reading counters, for the duration of its read).
+	 * unless another process holds a copy of the descriptor.
 	 */
 	unmap_rings(sock);
 	af_xdp_umem_leave(sock->umem, sock->fd);

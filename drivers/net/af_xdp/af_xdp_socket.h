@@ -19,14 +19,34 @@ struct af_xdp_socket *af_xdp_socket_open(struct af_xdp_port *port, uint16_t idx,
 					 struct rte_mempool *mp, uint32_t rx_size,
 					 uint32_t tx_size, bool multi_buffer);
 
+/* How long a close waits for a secondary's copy of the descriptor to go. */
+#define AF_XDP_CLOSE_WAIT_MS 1000
+
 /*
- * Unmap the rings and close the socket.  When this returns, the kernel has
- * released the socket and waited for its receive paths to stop using it:
- * it touches neither the rings nor the UMEM's chunks any more (copy mode,
- * and zero-copy on veth; a NIC's zero-copy driver gives its buffers back
- * later, from a work queue: sock->chunks_back_at_close says which).
+ * Unmap the rings and close the socket.  If the descriptor was the last,
+ * when this returns the kernel has released the socket and waited for its
+ * receive paths to stop using it: it touches neither the rings nor the
+ * UMEM's chunks any more (copy mode, and zero-copy on veth; a NIC's
+ * zero-copy driver gives its buffers back later, from a work queue:
+ * sock->chunks_back_at_close says which).  Another process may hold a
+ * copy (a secondary borrows them to read counters, af_xdp_mp.c; a child; a
+ * pidfd_getfd()): then the socket lives on, still bound to its queue,
+ * until that copy closes too.  af_xdp_queue_wait_free() tells.
  */
 void af_xdp_socket_close(struct af_xdp_socket *sock);
+
+/*
+ * Whether queue of interface ifindex has no AF_XDP socket bound (a probe
+ * socket binds there in copy mode): 1 or 0, -errno when the probe fails.
+ */
+int af_xdp_queue_free(int ifindex, uint32_t queue);
+
+/*
+ * After a socket's close: whether its queue is free, waiting up to
+ * AF_XDP_CLOSE_WAIT_MS while it is not (a secondary holds its copy for one
+ * read of the counters).  False also when the probe fails.
+ */
+bool af_xdp_queue_wait_free(int ifindex, uint32_t queue);
 
 /* The kernel's counters of the socket fd (XDP_STATISTICS); zeros and -errno on failure. */
 int af_xdp_socket_kernel_stats(int fd, struct af_xdp_kernel_stats *ks);
