@@ -38,6 +38,7 @@
  *   af_xdp_ring.h     the userspace side of one AF_XDP ring
  *   af_xdp_bpf_abi.h  what the built-in XDP programs and the driver share
  *   af_xdp_compat.h   where the DPDK releases it builds against differ
+ *   af_xdp_uapi.h     the kernel's AF_XDP UAPI that older headers lack
  *
  * Words used with one meaning each: a *queue* is an ethdev Rx or Tx queue;
  * a *socket* is the AF_XDP socket serving the queue pair of one index; a
@@ -50,7 +51,6 @@
 #include <sys/queue.h>
 #include <sys/socket.h>
 
-#include <linux/if_xdp.h>
 #include <net/if.h>
 
 #include <rte_common.h>
@@ -64,14 +64,6 @@
 #include "af_xdp_kstats.h"
 #include "af_xdp_ring.h"
 #include "af_xdp_state.h"
-
-/* AF_XDP's address family and socket level, for C library headers without them. */
-#ifndef AF_XDP
-#define AF_XDP 44
-#endif
-#ifndef SOL_XDP
-#define SOL_XDP 283
-#endif
 
 #define AF_XDP_DRIVER_NAME	net_af_xdp
 #define AF_XDP_PROJECT		"af_xdp_direct"

@@ -27,22 +27,4 @@ typedef struct eth_queue_stats af_xdp_queue_stats;
 typedef struct rte_eth_stats af_xdp_queue_stats;
 #endif
 
-/*
- * Where the kernel's UAPI headers the driver builds against (Debian 12's
- * are Linux 6.1's) lack what newer kernels offer: defined here with the
- * kernel's values, and probed at run time (a kernel without it refuses it).
- */
-
-/*
- * Linux 6.17: how many Tx descriptors one sendto() may send in copy mode
- * (SOL_XDP setsockopt, an unsigned int in [32, Tx ring size]; 32 unless
- * set; write-only: getsockopt does not read it back).  Earlier kernels
- * say ENOPROTOOPT.
- */
-#ifndef XDP_MAX_TX_SKB_BUDGET
-#define XDP_MAX_TX_SKB_BUDGET 9
-#endif
-/* The kernel's own budget per sendto() in copy mode, and the least it takes. */
-#define AF_XDP_KERNEL_TX_BUDGET 32
-
 #endif /* AF_XDP_COMPAT_H */

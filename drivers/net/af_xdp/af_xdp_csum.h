@@ -27,6 +27,7 @@
 #include <rte_mbuf.h>
 
 #include "af_xdp_devargs.h"
+#include "af_xdp_uapi.h"
 
 /* The Tx offloads the driver honours whatever the kernel. */
 #define AF_XDP_TX_CSUM_OFFLOADS \
@@ -36,16 +37,6 @@
 /* The mbuf flags that ask the driver for work. */
 #define AF_XDP_TX_CSUM_FLAGS	(RTE_MBUF_F_TX_IP_CKSUM | RTE_MBUF_F_TX_L4_MASK)
 
-/* include/uapi/linux/if_xdp.h of Linux 6.8+, which Debian 12's 6.1 header lacks. */
-#ifndef XDP_UMEM_TX_METADATA_LEN
-#define XDP_UMEM_TX_METADATA_LEN	(1 << 2)	/* 6.11+: tx_metadata_len is meant */
-#endif
-#ifndef XDP_TX_METADATA
-#define XDP_TX_METADATA			(1 << 1)	/* descriptor option */
-#endif
-#ifndef XDP_TXMD_FLAGS_CHECKSUM
-#define XDP_TXMD_FLAGS_CHECKSUM		(1 << 1)
-#endif
 
 /* struct xsk_tx_metadata as 6.8 to 6.14 have it (6.15 adds launch_time: 24 bytes). */
 struct af_xdp_tx_meta {

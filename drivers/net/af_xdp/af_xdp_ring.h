@@ -27,14 +27,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include <linux/if_xdp.h>
-
 #include <rte_common.h>
 
-/* Linux 6.6: a frame continues in the next descriptor (multi-buffer). */
-#ifndef XDP_PKT_CONTD
-#define XDP_PKT_CONTD (1 << 0)
-#endif
+#include "af_xdp_uapi.h"
 
 struct xsk_ring {
 	uint32_t cached_prod;

@@ -18,17 +18,12 @@
 
 #include <rte_malloc.h>
 
-#include "af_xdp_compat.h"
 #include "af_xdp_iface.h"
 #include "af_xdp_socket.h"
 #include "af_xdp_umem.h"
 
 #ifndef SO_INCOMING_NAPI_ID
 #define SO_INCOMING_NAPI_ID 56
-#endif
-/* Linux 6.6: frames of several descriptors (AF_XDP multi-buffer). */
-#ifndef XDP_USE_SG
-#define XDP_USE_SG (1 << 4)
 #endif
 
 /* How long bind() may say EBUSY for a queue our own closed socket is leaving. */

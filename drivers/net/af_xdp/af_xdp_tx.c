@@ -32,7 +32,6 @@
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 
-#include "af_xdp_compat.h"
 #include "af_xdp_csum.h"
 #include "af_xdp_tx.h"
 
