@@ -19,6 +19,7 @@
  *   af_xdp_socket.c   the AF_XDP socket: rings, bind, close, kernel counters
  *   af_xdp_rx.c       the 64-descriptor batched receive and the fill ring
  *   af_xdp_rx_x86_64_v3.c  the same receive, built for x86-64-v3
+ *   af_xdp_rx_offload.c  Rx offloads: the XDP metadata's (hash, VLAN, stamp), checksums
  *   af_xdp_tx.c       transmit and the completion ring
  *   af_xdp_csum.c     Tx checksum offloads: checks, tx_pkt_prepare, who computes
  *   af_xdp_prog.c     the XDP program: load, attach, detach, XSKMAP
