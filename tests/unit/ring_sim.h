@@ -32,7 +32,7 @@ struct sim_ring {
 	uint32_t flags __rte_cache_aligned;
 	uint32_t size;
 	void *entries;
-	struct xsk_ring view;	/* what the driver is given */
+	struct af_xdp_ring view;	/* what the driver is given */
 };
 
 /* Indexes start near 2^32 so that every test also crosses the u32 wrap. */
@@ -46,7 +46,7 @@ sim_ring_init(struct sim_ring *r, uint32_t size, size_t entry, bool produced_by_
 	r->entries = calloc(size, entry);
 	r->producer = SIM_START_INDEX;
 	r->consumer = SIM_START_INDEX;
-	r->view = (struct xsk_ring) {
+	r->view = (struct af_xdp_ring) {
 		.cached_prod = SIM_START_INDEX,
 		.cached_cons = SIM_START_INDEX + (produced_by_driver ? size : 0),
 		.mask = size - 1,

@@ -173,8 +173,8 @@ struct af_xdp_rx_chain {
 
 struct af_xdp_rx_queue {
 	/* Everything a receive burst touches, first. */
-	struct xsk_ring rx;		/* received frames */
-	struct xsk_ring fill;		/* free chunks offered to the kernel */
+	struct af_xdp_ring rx;		/* received frames */
+	struct af_xdp_ring fill;		/* free chunks offered to the kernel */
 	uintptr_t mbuf_base;		/* UMEM chunk address -> struct rte_mbuf * */
 	uint64_t rearm_template;	/* rearm_data of a fresh mbuf, data_off 0 */
 	uint64_t offered_mark;		/* rearm_data of an mbuf offered in the fill ring */
@@ -213,8 +213,8 @@ struct af_xdp_rx_queue {
 #define AF_XDP_TX_MAX_SEGS	64
 
 struct af_xdp_tx_queue {
-	struct xsk_ring tx;		/* frames handed to the kernel */
-	struct xsk_ring comp;		/* chunks the kernel is done with */
+	struct af_xdp_ring tx;		/* frames handed to the kernel */
+	struct af_xdp_ring comp;		/* chunks the kernel is done with */
 	uintptr_t mbuf_base;
 	struct rte_mempool *umem_pool;	/* the mempool that is the UMEM */
 	uint32_t max_frame;		/* longest frame sent as one mbuf in place */
@@ -238,7 +238,7 @@ struct af_xdp_socket {
 	int fd;
 	uint32_t netdev_queue;		/* start_queue + i */
 	struct af_xdp_umem *umem;
-	struct xsk_ring rx, tx, fill, comp;
+	struct af_xdp_ring rx, tx, fill, comp;
 	void *maps[4];			/* mmap of each ring, for munmap */
 	size_t map_len[4];
 	bool zero_copy;

@@ -204,7 +204,7 @@ af_xdp_rx_queue_intr_enable(struct rte_eth_dev *dev, uint16_t qid)
 	 */
 	if (unlikely(rxq->fill_shortfall != 0))
 		af_xdp_fill(rxq);
-	if (xsk_ring_needs_wakeup(&rxq->fill))
+	if (af_xdp_ring_needs_wakeup(&rxq->fill))
 		af_xdp_rx_wakeup(rxq);
 	/* The kernel looks at the Rx ring as it adds the socket: see the top. */
 	if (epoll_ctl(efd, EPOLL_CTL_ADD, rxq->fd, &ev) != 0 && errno != EEXIST)

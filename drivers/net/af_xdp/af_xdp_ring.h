@@ -31,7 +31,7 @@
 
 #include "af_xdp_uapi.h"
 
-struct xsk_ring {
+struct af_xdp_ring {
 	uint32_t cached_prod;
 	uint32_t cached_cons;
 	uint32_t mask;
@@ -43,13 +43,13 @@ struct xsk_ring {
 };
 
 static __rte_always_inline struct xdp_desc *
-xsk_ring_desc(const struct xsk_ring *r, uint32_t idx)
+af_xdp_ring_desc(const struct af_xdp_ring *r, uint32_t idx)
 {
 	return &((struct xdp_desc *)r->entries)[idx & r->mask];
 }
 
 static __rte_always_inline uint64_t *
-xsk_ring_addr(const struct xsk_ring *r, uint32_t idx)
+af_xdp_ring_addr(const struct af_xdp_ring *r, uint32_t idx)
 {
 	return &((uint64_t *)r->entries)[idx & r->mask];
 }
@@ -59,7 +59,7 @@ xsk_ring_addr(const struct xsk_ring *r, uint32_t idx)
  * The producer word is re-read only when the cached view has fewer than n.
  */
 static __rte_always_inline uint32_t
-xsk_ring_cons_peek(struct xsk_ring *r, uint32_t n)
+af_xdp_ring_cons_peek(struct af_xdp_ring *r, uint32_t n)
 {
 	uint32_t ready = r->cached_prod - r->cached_cons;
 
@@ -77,7 +77,7 @@ xsk_ring_cons_peek(struct xsk_ring *r, uint32_t n)
 
 /* Consumer: hand n entries back to the producer. */
 static __rte_always_inline void
-xsk_ring_cons_release(struct xsk_ring *r, uint32_t n)
+af_xdp_ring_cons_release(struct af_xdp_ring *r, uint32_t n)
 {
 	r->cached_cons += n;
 	/*
@@ -92,7 +92,7 @@ xsk_ring_cons_release(struct xsk_ring *r, uint32_t n)
  * The consumer word is re-read only when the cached view has fewer than n.
  */
 static __rte_always_inline uint32_t
-xsk_ring_prod_space(struct xsk_ring *r, uint32_t n)
+af_xdp_ring_prod_space(struct af_xdp_ring *r, uint32_t n)
 {
 	uint32_t space = r->cached_cons - r->cached_prod;
 
@@ -110,7 +110,7 @@ xsk_ring_prod_space(struct xsk_ring *r, uint32_t n)
 
 /* Producer: publish n entries written from cached_prod on. */
 static __rte_always_inline void
-xsk_ring_prod_submit(struct xsk_ring *r, uint32_t n)
+af_xdp_ring_prod_submit(struct af_xdp_ring *r, uint32_t n)
 {
 	r->cached_prod += n;
 	/* Release makes the entries visible before the new producer index. */
@@ -119,14 +119,14 @@ xsk_ring_prod_submit(struct xsk_ring *r, uint32_t n)
 
 /* The kernel sets XDP_RING_NEED_WAKEUP when it wants a syscall to make progress. */
 static __rte_always_inline bool
-xsk_ring_needs_wakeup(const struct xsk_ring *r)
+af_xdp_ring_needs_wakeup(const struct af_xdp_ring *r)
 {
 	return __atomic_load_n(r->flags, __ATOMIC_RELAXED) & XDP_RING_NEED_WAKEUP;
 }
 
 /* Entries the producer has published that the consumer has not released. */
 static inline uint32_t
-xsk_ring_pending(const struct xsk_ring *r)
+af_xdp_ring_pending(const struct af_xdp_ring *r)
 {
 	return __atomic_load_n(r->producer, __ATOMIC_ACQUIRE) -
 	       __atomic_load_n(r->consumer, __ATOMIC_ACQUIRE);

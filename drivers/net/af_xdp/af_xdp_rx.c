@@ -7,7 +7,7 @@
  * mbufs that own the chunks (the mempool is the UMEM, so nothing is copied),
  * and fill-ring refill in batches of 64 with one bulk mempool get each.
  *
- * Everything here works on struct xsk_ring and the queue struct only: the
+ * Everything here works on struct af_xdp_ring and the queue struct only: the
  * unit test and the microbenchmark drive it with rings in plain memory.  The
  * only system call is the wakeup, made when the kernel asks for it, and it
  * never blocks.
@@ -65,8 +65,8 @@ offered_mark(uint32_t serial)
 }
 
 void
-af_xdp_rxq_bind(struct af_xdp_rx_queue *rxq, const struct xsk_ring *rx,
-		const struct xsk_ring *fill, const struct af_xdp_umem_layout *layout,
+af_xdp_rxq_bind(struct af_xdp_rx_queue *rxq, const struct af_xdp_ring *rx,
+		const struct af_xdp_ring *fill, const struct af_xdp_umem_layout *layout,
 		int fd)
 {
 	rxq->rx = *rx;
@@ -210,10 +210,10 @@ af_xdp_rx_wakeup(struct af_xdp_rx_queue *rxq)
 void __rte_cold
 af_xdp_fill_fell_short(struct af_xdp_rx_queue *rxq)
 {
-	struct xsk_ring *fill = &rxq->fill;
+	struct af_xdp_ring *fill = &rxq->fill;
 	uint32_t empty;
 
-	xsk_ring_prod_space(fill, fill->size);
+	af_xdp_ring_prod_space(fill, fill->size);
 	empty = RTE_ALIGN_FLOOR(fill->cached_cons - fill->cached_prod, (uint32_t)AF_XDP_RX_BATCH);
 
 	if (empty > rxq->fill_shortfall) {

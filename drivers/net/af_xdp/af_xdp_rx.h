@@ -160,20 +160,20 @@ static __rte_always_inline uint32_t
 af_xdp_rx_batch(struct af_xdp_rx_queue *rxq, struct rte_mbuf **bufs, uint32_t n,
 		uint64_t *bytes, const bool meta)
 {
-	struct xsk_ring *rx = &rxq->rx;
+	struct af_xdp_ring *rx = &rxq->rx;
 	uint32_t ready, start, first;
 
-	ready = xsk_ring_cons_peek(rx, n);
+	ready = af_xdp_ring_cons_peek(rx, n);
 	if (ready == 0)
 		return 0;
 
 	start = rx->cached_cons & rx->mask;
 	first = RTE_MIN(ready, rx->size - start);
-	*bytes += af_xdp_descs_to_mbufs(rxq, xsk_ring_desc(rx, start), bufs, first, meta);
+	*bytes += af_xdp_descs_to_mbufs(rxq, af_xdp_ring_desc(rx, start), bufs, first, meta);
 	if (unlikely(first < ready))
-		*bytes += af_xdp_descs_to_mbufs(rxq, xsk_ring_desc(rx, 0), bufs + first,
+		*bytes += af_xdp_descs_to_mbufs(rxq, af_xdp_ring_desc(rx, 0), bufs + first,
 						ready - first, meta);
-	xsk_ring_cons_release(rx, ready);
+	af_xdp_ring_cons_release(rx, ready);
 	return ready;
 }
 
@@ -233,11 +233,11 @@ af_xdp_rx_chains(struct af_xdp_rx_queue *rxq, struct rte_mbuf **bufs, uint32_t r
 	const uintptr_t mbuf_base = rxq->mbuf_base;
 	const uint64_t rearm = rxq->rearm_template;
 	struct rte_mbuf *head = rxq->chain.head, *tail = rxq->chain.tail;
-	struct xsk_ring *rx = &rxq->rx;
+	struct af_xdp_ring *rx = &rxq->rx;
 	uint32_t i, k = 0;
 
 	for (i = 0; i < ready && k < max_frames; i++) {
-		const struct xdp_desc *d = xsk_ring_desc(rx, rx->cached_cons + i);
+		const struct xdp_desc *d = af_xdp_ring_desc(rx, rx->cached_cons + i);
 		const uint64_t addr = d->addr;
 		const uint32_t len = d->len;
 		const uint32_t options = d->options;
@@ -294,11 +294,11 @@ static __rte_always_inline uint32_t
 af_xdp_rx_batch_multi_buffer(struct af_xdp_rx_queue *rxq, struct rte_mbuf **bufs,
 			     uint32_t max_frames, uint64_t *bytes, uint32_t *frames)
 {
-	struct xsk_ring *rx = &rxq->rx;
+	struct af_xdp_ring *rx = &rxq->rx;
 	uint32_t ready, start, first, options = 0;
 	uint64_t run;
 
-	ready = xsk_ring_cons_peek(rx, AF_XDP_RX_BATCH);
+	ready = af_xdp_ring_cons_peek(rx, AF_XDP_RX_BATCH);
 	if (ready == 0) {
 		*frames = 0;
 		return 0;
@@ -309,20 +309,20 @@ af_xdp_rx_batch_multi_buffer(struct af_xdp_rx_queue *rxq, struct rte_mbuf **bufs
 
 		start = rx->cached_cons & rx->mask;
 		first = RTE_MIN(n, rx->size - start);
-		run = af_xdp_descs_to_mbufs_options(rxq, xsk_ring_desc(rx, start), bufs, first,
+		run = af_xdp_descs_to_mbufs_options(rxq, af_xdp_ring_desc(rx, start), bufs, first,
 						    &options);
 		if (unlikely(first < n))
-			run += af_xdp_descs_to_mbufs_options(rxq, xsk_ring_desc(rx, 0),
+			run += af_xdp_descs_to_mbufs_options(rxq, af_xdp_ring_desc(rx, 0),
 							     bufs + first, n - first, &options);
 		if (likely(!(options & XDP_PKT_CONTD))) {
-			xsk_ring_cons_release(rx, n);
+			af_xdp_ring_cons_release(rx, n);
 			*bytes += run;
 			*frames = n;
 			return n;
 		}
 	}
 	ready = af_xdp_rx_chains(rxq, bufs, ready, max_frames, bytes, frames);
-	xsk_ring_cons_release(rx, ready);
+	af_xdp_ring_cons_release(rx, ready);
 	return ready;
 }
 
@@ -383,7 +383,7 @@ af_xdp_get_batch(struct rte_mempool *mp, void **spare)
 static __rte_always_inline int
 af_xdp_fill_one_batch(struct af_xdp_rx_queue *rxq)
 {
-	struct xsk_ring *fill = &rxq->fill;
+	struct af_xdp_ring *fill = &rxq->fill;
 	void *spare[AF_XDP_RX_BATCH];
 	void * const *objs;
 	uint32_t start, first;
@@ -394,11 +394,11 @@ af_xdp_fill_one_batch(struct af_xdp_rx_queue *rxq)
 	af_xdp_mark_batch_offered(objs, rxq->offered_mark);
 	start = fill->cached_prod & fill->mask;
 	first = RTE_MIN((uint32_t)AF_XDP_RX_BATCH, fill->size - start);
-	af_xdp_mbufs_to_chunks(xsk_ring_addr(fill, start), objs, rxq->mbuf_base, first);
+	af_xdp_mbufs_to_chunks(af_xdp_ring_addr(fill, start), objs, rxq->mbuf_base, first);
 	if (unlikely(first < AF_XDP_RX_BATCH))
-		af_xdp_mbufs_to_chunks(xsk_ring_addr(fill, 0), objs + first, rxq->mbuf_base,
+		af_xdp_mbufs_to_chunks(af_xdp_ring_addr(fill, 0), objs + first, rxq->mbuf_base,
 				       AF_XDP_RX_BATCH - first);
-	xsk_ring_prod_submit(fill, AF_XDP_RX_BATCH);
+	af_xdp_ring_prod_submit(fill, AF_XDP_RX_BATCH);
 	return 0;
 }
 
@@ -417,7 +417,7 @@ af_xdp_fill(struct af_xdp_rx_queue *rxq)
 {
 	unsigned int offered = 0;
 
-	while (xsk_ring_prod_space(&rxq->fill, AF_XDP_RX_BATCH) == AF_XDP_RX_BATCH) {
+	while (af_xdp_ring_prod_space(&rxq->fill, AF_XDP_RX_BATCH) == AF_XDP_RX_BATCH) {
 		if (unlikely(af_xdp_fill_one_batch(rxq) != 0)) {
 			af_xdp_fill_fell_short(rxq);
 			goto out;
@@ -479,7 +479,7 @@ af_xdp_rx_burst_common(struct af_xdp_rx_queue *rxq, struct rte_mbuf **bufs, uint
 		 * to use the fill ring, and busy polling needs a syscall to
 		 * run the NAPI loop in our context.
 		 */
-		if (rxq->busy_poll || xsk_ring_needs_wakeup(&rxq->fill))
+		if (rxq->busy_poll || af_xdp_ring_needs_wakeup(&rxq->fill))
 			af_xdp_rx_wakeup(rxq);
 		return 0;
 	}
@@ -690,8 +690,8 @@ const char *af_xdp_rx_burst_name(eth_rx_burst_t burst, struct af_xdp_rx_burst_ki
  * for rings in plain memory).  The queue's offered mbufs get a mark of
  * their own (offered_mark() in af_xdp_rx.c).
  */
-void af_xdp_rxq_bind(struct af_xdp_rx_queue *rxq, const struct xsk_ring *rx,
-		     const struct xsk_ring *fill, const struct af_xdp_umem_layout *layout,
+void af_xdp_rxq_bind(struct af_xdp_rx_queue *rxq, const struct af_xdp_ring *rx,
+		     const struct af_xdp_ring *fill, const struct af_xdp_umem_layout *layout,
 		     int fd);
 
 /*

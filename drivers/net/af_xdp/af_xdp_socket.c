@@ -66,7 +66,7 @@ map_ring(const struct af_xdp_port *port, struct af_xdp_socket *sock, int which,
 	 const struct xdp_ring_offset *off, uint32_t size, size_t entry, off_t pgoff)
 {
 	static const char * const names[] = { "Rx", "Tx", "fill", "completion" };
-	struct xsk_ring *r = which == MAP_RX ? &sock->rx : which == MAP_TX ? &sock->tx :
+	struct af_xdp_ring *r = which == MAP_RX ? &sock->rx : which == MAP_TX ? &sock->tx :
 			     which == MAP_FILL ? &sock->fill : &sock->comp;
 	size_t len = off->desc + (size_t)size * entry;
 	void *map;

@@ -40,8 +40,8 @@
 #define AF_XDP_TX_RELEASE_WAIT_US 1000
 
 void
-af_xdp_txq_bind(struct af_xdp_tx_queue *txq, const struct xsk_ring *tx,
-		const struct xsk_ring *comp, const struct af_xdp_umem_layout *layout,
+af_xdp_txq_bind(struct af_xdp_tx_queue *txq, const struct af_xdp_ring *tx,
+		const struct af_xdp_ring *comp, const struct af_xdp_umem_layout *layout,
 		uint32_t tx_meta_len, struct rte_mempool *umem_pool, int fd)
 {
 	txq->tx = *tx;
@@ -67,19 +67,19 @@ af_xdp_txq_set_frame_limits(struct af_xdp_tx_queue *txq, uint32_t max_pkt_len, u
 unsigned int
 af_xdp_txq_drain(struct af_xdp_tx_queue *txq)
 {
-	struct xsk_ring *comp = &txq->comp;
+	struct af_xdp_ring *comp = &txq->comp;
 	struct rte_mbuf *done[AF_XDP_TX_BATCH];
 	unsigned int total = 0;
 	uint32_t n, i;
 
-	while ((n = xsk_ring_cons_peek(comp, AF_XDP_TX_BATCH)) != 0) {
+	while ((n = af_xdp_ring_cons_peek(comp, AF_XDP_TX_BATCH)) != 0) {
 		for (i = 0; i < n; i++) {
-			uint64_t addr = *xsk_ring_addr(comp, comp->cached_cons + i);
+			uint64_t addr = *af_xdp_ring_addr(comp, comp->cached_cons + i);
 
 			done[i] = (struct rte_mbuf *)
 				(txq->mbuf_base + (addr & XSK_UNALIGNED_BUF_ADDR_MASK));
 		}
-		xsk_ring_cons_release(comp, n);
+		af_xdp_ring_cons_release(comp, n);
 		rte_pktmbuf_free_bulk(done, n);
 		total += n;
 	}
@@ -103,7 +103,7 @@ mbuf_desc_addr(const struct af_xdp_tx_queue *txq, const struct rte_mbuf *m)
 static __rte_always_inline void
 put_desc(struct af_xdp_tx_queue *txq, uint32_t at, const struct rte_mbuf *seg, uint32_t options)
 {
-	struct xdp_desc *d = xsk_ring_desc(&txq->tx, txq->tx.cached_prod + at);
+	struct xdp_desc *d = af_xdp_ring_desc(&txq->tx, txq->tx.cached_prod + at);
 
 	d->addr = mbuf_desc_addr(txq, seg);
 	d->len = seg->data_len;
@@ -230,7 +230,7 @@ put_frame_slow(struct af_xdp_tx_queue *txq, struct rte_mbuf *m, uint32_t queued,
 		return 0;
 	}
 	if (queued + n > *space) {
-		*space = xsk_ring_prod_space(&txq->tx, queued + RTE_MAX(n, want));
+		*space = af_xdp_ring_prod_space(&txq->tx, queued + RTE_MAX(n, want));
 		if (queued + n > *space)
 			return -ENOBUFS;
 	}
@@ -271,8 +271,8 @@ tx_wakeup(struct af_xdp_tx_queue *txq)
 			if (af_xdp_txq_drain(txq) == 0)
 				break;
 		}
-	} while (xsk_ring_needs_wakeup(&txq->tx) &&
-		 xsk_ring_pending(&txq->tx) != 0 && --kicks != 0);
+	} while (af_xdp_ring_needs_wakeup(&txq->tx) &&
+		 af_xdp_ring_pending(&txq->tx) != 0 && --kicks != 0);
 }
 
 /*
@@ -300,13 +300,13 @@ tx_csum(struct af_xdp_tx_queue *txq, struct rte_mbuf *m, struct af_xdp_tx_meta *
 static __rte_always_inline uint16_t
 tx_burst(struct af_xdp_tx_queue *txq, struct rte_mbuf **bufs, uint16_t nb_pkts, const bool csum)
 {
-	struct xsk_ring *tx = &txq->tx;
+	struct af_xdp_ring *tx = &txq->tx;
 	uint32_t space, i, queued = 0, frames = 0;
 	uint64_t bytes = 0;
 
 	af_xdp_txq_drain(txq);
 
-	space = xsk_ring_prod_space(tx, nb_pkts);
+	space = af_xdp_ring_prod_space(tx, nb_pkts);
 	for (i = 0; i < nb_pkts; i++) {
 		struct rte_mbuf *m = bufs[i];
 		uint32_t len = m->pkt_len;
@@ -324,7 +324,7 @@ tx_burst(struct af_xdp_tx_queue *txq, struct rte_mbuf **bufs, uint16_t nb_pkts, 
 		if (likely(sendable_in_place(txq, m) && len <= txq->max_frame)) {
 			/* After a chain, space may have been read for that chain only. */
 			if (unlikely(queued == space)) {
-				space = xsk_ring_prod_space(tx, queued + nb_pkts - i);
+				space = af_xdp_ring_prod_space(tx, queued + nb_pkts - i);
 				if (queued == space)
 					break;	/* the caller keeps bufs[i] onwards */
 			}
@@ -348,12 +348,12 @@ tx_burst(struct af_xdp_tx_queue *txq, struct rte_mbuf **bufs, uint16_t nb_pkts, 
 	}
 
 	if (queued != 0) {
-		xsk_ring_prod_submit(tx, queued);
+		af_xdp_ring_prod_submit(tx, queued);
 		txq->outstanding += queued;
 		txq->stats.packets += frames;
 		txq->stats.bytes += bytes;
 	}
-	if (txq->outstanding != 0 && xsk_ring_needs_wakeup(tx))
+	if (txq->outstanding != 0 && af_xdp_ring_needs_wakeup(tx))
 		tx_wakeup(txq);
 	return (uint16_t)i;
 }
@@ -385,7 +385,7 @@ free_untaken(struct af_xdp_tx_queue *txq)
 
 	for (i = __atomic_load_n(txq->tx.consumer, __ATOMIC_ACQUIRE); i != end; i++, n++)
 		rte_pktmbuf_free((struct rte_mbuf *)(txq->mbuf_base +
-			(xsk_ring_desc(&txq->tx, i)->addr & XSK_UNALIGNED_BUF_ADDR_MASK)));
+			(af_xdp_ring_desc(&txq->tx, i)->addr & XSK_UNALIGNED_BUF_ADDR_MASK)));
 	return n;
 }
 
@@ -397,7 +397,7 @@ af_xdp_txq_release(struct af_xdp_tx_queue *txq, bool reclaim)
 	for (tries = 0; tries < AF_XDP_TX_RELEASE_TRIES; tries++) {
 		n += af_xdp_txq_drain(txq);
 		/* Whatever is outstanding now sits in the Tx ring, untaken. */
-		if (txq->outstanding == 0 || xsk_ring_pending(&txq->tx) == txq->outstanding)
+		if (txq->outstanding == 0 || af_xdp_ring_pending(&txq->tx) == txq->outstanding)
 			break;
 		usleep(AF_XDP_TX_RELEASE_WAIT_US);
 	}

@@ -18,8 +18,8 @@ uint16_t af_xdp_tx_burst_csum(void *queue, struct rte_mbuf **bufs, uint16_t nb_p
  * frame (af_xdp_umem_tx_meta_len()).  L4 checksums: the driver's until
  * af_xdp_txq_set_csum().
  */
-void af_xdp_txq_bind(struct af_xdp_tx_queue *txq, const struct xsk_ring *tx,
-		     const struct xsk_ring *comp, const struct af_xdp_umem_layout *layout,
+void af_xdp_txq_bind(struct af_xdp_tx_queue *txq, const struct af_xdp_ring *tx,
+		     const struct af_xdp_ring *comp, const struct af_xdp_umem_layout *layout,
 		     uint32_t tx_meta_len, struct rte_mempool *umem_pool, int fd);
 
 /* Whether the burst leaves L4 checksums to the kernel (af_xdp_tx_csum_by_kernel()). */
