@@ -24,6 +24,10 @@
  * --rx-meta measures the burst of a port with Rx offloads (RSS hash and
  * VLAN strip): every frame comes with a valid hash and tag in front of it,
  * as the Rx-metadata program writes them.
+ *
+ * --rx-cksum measures the burst that checks IPv4 header checksums
+ * (RTE_ETH_RX_OFFLOAD_IPV4_CKSUM): every frame is an IPv4 one with a right
+ * header, written once into every mbuf (the kernel's copy is not measured).
  */
 
 #include <getopt.h>
@@ -49,7 +53,9 @@ struct options {
 	eth_rx_burst_t burst_fn_mb;
 	eth_rx_burst_t burst_fn_meta;
 	eth_rx_burst_t burst_fn_meta_mb;
+	eth_rx_burst_t burst_fn_cksum;
 	bool rx_meta;
+	bool rx_cksum;
 	const char *build;
 	bool multi_buffer;
 	unsigned long bursts;
@@ -70,6 +76,7 @@ parse_options(int argc, char **argv, struct options *o)
 		{ "huge-dir", required_argument, NULL, 'h' },
 		{ "multi-buffer", no_argument, NULL, 'm' },
 		{ "rx-meta", no_argument, NULL, 'x' },
+		{ "rx-cksum", no_argument, NULL, 'c' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -84,12 +91,14 @@ parse_options(int argc, char **argv, struct options *o)
 		case 'h': o->huge_dir = optarg; break;
 		case 'm': o->multi_buffer = true; break;
 		case 'x': o->rx_meta = true; break;
+		case 'c': o->rx_cksum = true; break;
 		case 'i':
 			if (strcmp(optarg, "baseline") == 0) {
 				o->burst_fn = af_xdp_rx_burst_baseline;
 				o->burst_fn_mb = af_xdp_rx_burst_multi_buffer_baseline;
 				o->burst_fn_meta = af_xdp_rx_burst_meta_baseline;
 				o->burst_fn_meta_mb = af_xdp_rx_burst_meta_multi_buffer_baseline;
+				o->burst_fn_cksum = af_xdp_rx_burst_cksum_baseline;
 #ifdef AF_XDP_HAVE_X86_64_V3
 			} else if (strcmp(optarg, "x86-64-v3") == 0) {
 				if (!rte_cpu_get_flag_enabled(RTE_CPUFLAG_AVX2) ||
@@ -102,6 +111,7 @@ parse_options(int argc, char **argv, struct options *o)
 				o->burst_fn_mb = af_xdp_rx_burst_multi_buffer_x86_64_v3;
 				o->burst_fn_meta = af_xdp_rx_burst_meta_x86_64_v3;
 				o->burst_fn_meta_mb = af_xdp_rx_burst_meta_multi_buffer_x86_64_v3;
+				o->burst_fn_cksum = af_xdp_rx_burst_cksum_x86_64_v3;
 #endif
 			} else {
 				fprintf(stderr, "unknown --build %s\n", optarg);
@@ -110,10 +120,14 @@ parse_options(int argc, char **argv, struct options *o)
 			o->build = optarg;
 			break;
 		default:
-			fprintf(stderr, "usage: %s [--bursts N] [--burst B] [--ring R] [--frame LEN] [--build baseline|x86-64-v3] [--multi-buffer] [--rx-meta] [--huge-dir DIR]\n",
+			fprintf(stderr, "usage: %s [--bursts N] [--burst B] [--ring R] [--frame LEN] [--build baseline|x86-64-v3] [--multi-buffer] [--rx-meta | --rx-cksum] [--huge-dir DIR]\n",
 				argv[0]);
 			return -1;
 		}
+	}
+	if (o->rx_cksum && (o->rx_meta || o->multi_buffer)) {
+		fprintf(stderr, "--rx-cksum is measured alone\n");
+		return -1;
 	}
 	if (o->burst == 0 || o->burst > 512 || o->ring < AF_XDP_RING_MIN ||
 	    (o->ring & (o->ring - 1)) != 0 || o->burst > o->ring - AF_XDP_RX_BATCH) {
@@ -140,6 +154,28 @@ write_meta(struct rte_mempool *mp __rte_unused, void *arg, void *obj,
 	};
 }
 
+/* An Ethernet and IPv4 header, its checksum right, where the simulated kernel puts a frame. */
+static void
+write_ipv4(struct rte_mempool *mp __rte_unused, void *arg, void *obj,
+	   unsigned int idx __rte_unused)
+{
+	const struct af_xdp_umem_layout *layout = arg;
+	uintptr_t chunk = (uintptr_t)obj - layout->mbuf_base;
+	uint8_t *p = (uint8_t *)(layout->area + chunk + AF_XDP_PACKET_HEADROOM);
+	struct rte_ether_hdr *eth = (struct rte_ether_hdr *)p;
+	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(eth + 1);
+
+	memset(p, 0, sizeof(*eth) + sizeof(*ip));
+	eth->ether_type = RTE_BE16(RTE_ETHER_TYPE_IPV4);
+	ip->version_ihl = RTE_IPV4_VHL_DEF;
+	ip->total_length = RTE_BE16(46);
+	ip->time_to_live = 64;
+	ip->next_proto_id = IPPROTO_UDP;
+	ip->src_addr = RTE_BE32(0xc6120001);
+	ip->dst_addr = RTE_BE32(0xc6120101);
+	ip->hdr_checksum = rte_ipv4_cksum(ip);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -162,9 +198,12 @@ main(int argc, char **argv)
 		return 1;
 	if (o.burst_fn == NULL)		/* as the driver chooses, which needs EAL's settings */
 		o.burst_fn = af_xdp_rx_burst_select(&(struct af_xdp_rx_burst_kind){
-				.multi_buffer = o.multi_buffer, .meta = o.rx_meta }, &o.build);
+				.multi_buffer = o.multi_buffer, .meta = o.rx_meta,
+				.cksum = o.rx_cksum }, &o.build);
 	else if (o.rx_meta)
 		o.burst_fn = o.multi_buffer ? o.burst_fn_meta_mb : o.burst_fn_meta;
+	else if (o.rx_cksum)
+		o.burst_fn = o.burst_fn_cksum;
 	else if (o.multi_buffer)
 		o.burst_fn = o.burst_fn_mb;
 
@@ -186,6 +225,8 @@ main(int argc, char **argv)
 				 RTE_MBUF_F_RX_VLAN_STRIPPED;
 		rte_mempool_obj_iter(mp, write_meta, &layout);
 	}
+	if (o.rx_cksum && o.frame >= RTE_ETHER_HDR_LEN + sizeof(struct rte_ipv4_hdr))
+		rte_mempool_obj_iter(mp, write_ipv4, &layout);
 	af_xdp_rxq_fill(&rxq);
 
 	for (i = 0; i < o.bursts; i++) {
@@ -208,14 +249,19 @@ main(int argc, char **argv)
 			fprintf(stderr, "burst %lu: no RSS hash from the metadata\n", i);
 			return 1;
 		}
+		if (o.rx_cksum && (bufs[0]->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK) !=
+				  RTE_MBUF_F_RX_IP_CKSUM_GOOD) {
+			fprintf(stderr, "burst %lu: the IPv4 header not checked good\n", i);
+			return 1;
+		}
 		cycles += t1 - t0;
 		packets += got;
 		rte_pktmbuf_free_bulk(bufs, got);
 		cycles_with_free += rte_rdtsc_precise() - t0;
 	}
 
-	printf("build %s%s%s\n", o.build, o.multi_buffer ? ", multi-buffer" : "",
-	       o.rx_meta ? ", rx-meta" : "");
+	printf("build %s%s%s%s\n", o.build, o.multi_buffer ? ", multi-buffer" : "",
+	       o.rx_meta ? ", rx-meta" : "", o.rx_cksum ? ", rx-cksum" : "");
 	printf("packets %" PRIu64 "\n", packets);
 	printf("bursts %lu of %u\n", o.bursts, o.burst);
 	printf("cycles_per_packet %.2f\n", (double)cycles / (double)packets);

@@ -168,6 +168,48 @@ af_xdp_rxq_reclaim_held(struct af_xdp_rx_queue *rxq)
 	return n;
 }
 
+/*
+ * The IPv4 header of a frame whose data starts at p (len bytes in its first
+ * segment), behind its Ethernet header and at most two VLAN tags the frame
+ * still carries; NULL when it has none or it is not all in the segment.
+ * *hdr_len: its length (IHL), or 0 when the header is malformed (IHL below
+ * 5 or a version other than 4 under the IPv4 ethertype).
+ */
+static const struct rte_ipv4_hdr *
+ipv4_hdr(const uint8_t *p, uint32_t len, uint32_t *hdr_len)
+{
+	uint32_t off = RTE_ETHER_HDR_LEN, ihl;
+	rte_be16_t type = ((const struct rte_ether_hdr *)p)->ether_type;
+	const struct rte_ipv4_hdr *ip;
+	int tags;
+
+	for (tags = 0; tags < 2 && (type == RTE_BE16(RTE_ETHER_TYPE_VLAN) ||
+				    type == RTE_BE16(RTE_ETHER_TYPE_QINQ)); tags++) {
+		if (len < off + sizeof(struct rte_vlan_hdr))
+			return NULL;
+		type = ((const struct rte_vlan_hdr *)(p + off))->eth_proto;
+		off += sizeof(struct rte_vlan_hdr);
+	}
+	if (type != RTE_BE16(RTE_ETHER_TYPE_IPV4) || len < off + sizeof(*ip))
+		return NULL;
+	ip = (const struct rte_ipv4_hdr *)(p + off);
+	ihl = (uint32_t)(ip->version_ihl & RTE_IPV4_HDR_IHL_MASK) * RTE_IPV4_IHL_MULTIPLIER;
+	*hdr_len = (ip->version_ihl >> 4) == 4 && ihl >= sizeof(*ip) ? ihl : 0;
+	return len >= off + *hdr_len ? ip : NULL;
+}
+
+uint64_t
+af_xdp_rx_ipv4_cksum_flag_rest(const uint8_t *p, uint32_t len)
+{
+	uint32_t hdr_len = 0;
+	const struct rte_ipv4_hdr *ip = ipv4_hdr(p, len, &hdr_len);
+
+	if (ip == NULL)
+		return 0;
+	return hdr_len != 0 && af_xdp_rx_ipv4_sums_right(ip, hdr_len) ?
+	       RTE_MBUF_F_RX_IP_CKSUM_GOOD : RTE_MBUF_F_RX_IP_CKSUM_BAD;
+}
+
 void __rte_cold
 af_xdp_rx_drop_chain(struct af_xdp_rx_queue *rxq, struct rte_mbuf *head)
 {
