@@ -46,24 +46,24 @@ test_mtu_limits(void)
 	struct af_xdp_frame f;
 	char err[512];
 
-	CHECK_EQ(af_xdp_frame_compute(&f, &sys, 1500, false, err, sizeof(err)), 0);
+	CHECK_EQ(af_xdp_frame_compute(&f, &sys, 1500, false, false, err, sizeof(err)), 0);
 	CHECK_EQ(f.rx_segs, 1);
-	CHECK_EQ(af_xdp_frame_compute(&f, &sys, 3826, false, err, sizeof(err)), 0);
-	CHECK_EQ(af_xdp_frame_compute(&f, &sys, 3827, false, err, sizeof(err)), -EINVAL);
+	CHECK_EQ(af_xdp_frame_compute(&f, &sys, 3826, false, false, err, sizeof(err)), 0);
+	CHECK_EQ(af_xdp_frame_compute(&f, &sys, 3827, false, false, err, sizeof(err)), -EINVAL);
 	CHECK(strstr(err, "enable the Rx scatter offload") != NULL, "%s", err);
-	CHECK_EQ(af_xdp_frame_compute(&f, &sys, 9000, true, err, sizeof(err)), 0);
+	CHECK_EQ(af_xdp_frame_compute(&f, &sys, 9000, true, false, err, sizeof(err)), 0);
 	CHECK_EQ(f.rx_segs, 18);
 	CHECK_EQ(af_xdp_frame_port_max(&sys, true), 18 * SYS.page_frame);
 	CHECK_EQ(af_xdp_frame_port_max(&sys, false), SYS.page_frame);
 	sys.iface_max_frame = 5014;
-	CHECK_EQ(af_xdp_frame_compute(&f, &sys, 9000, true, err, sizeof(err)), -EINVAL);
+	CHECK_EQ(af_xdp_frame_compute(&f, &sys, 9000, true, false, err, sizeof(err)), -EINVAL);
 	CHECK(strstr(err, "at most 5000") != NULL, "%s", err);
 	sys = SYS;
 	sys.multi_buffer = false;
-	CHECK_EQ(af_xdp_frame_compute(&f, &sys, 9000, true, err, sizeof(err)), -EINVAL);
+	CHECK_EQ(af_xdp_frame_compute(&f, &sys, 9000, true, false, err, sizeof(err)), -EINVAL);
 	CHECK(strstr(err, "XDP_USE_SG") != NULL, "%s", err);
 	/* Scatter asked of a kernel without multi-buffer: frames of one descriptor. */
-	CHECK_EQ(af_xdp_frame_compute(&f, &sys, 1500, true, err, sizeof(err)), 0);
+	CHECK_EQ(af_xdp_frame_compute(&f, &sys, 1500, true, false, err, sizeof(err)), 0);
 	CHECK_EQ(f.rx_segs, 1);
 }
 
@@ -73,21 +73,22 @@ test_decide(void)
 {
 	static const struct {
 		uint32_t mtu;
-		bool scatter;
+		bool scatter, multi_seg;
 		uint32_t chunk;
 		enum af_xdp_frame_mb want;
 	} cases[] = {
-		{ 1500, false, TESTPMD_CHUNK, AF_XDP_FRAME_MB_NO_SCATTER },
-		{ 1500, true, TESTPMD_CHUNK, AF_XDP_FRAME_MB_FITS },
-		/* Open vSwitch: scatter from MTU 2500, mbufs sized for the MTU. */
-		{ 2500, true, OVS_CHUNK, AF_XDP_FRAME_MB_FITS },
-		{ 3000, true, OVS_CHUNK, AF_XDP_FRAME_MB_NEEDED },
-		{ 2500, true, PAGE_CHUNK, AF_XDP_FRAME_MB_FITS },
-		{ 2500, true, TESTPMD_CHUNK, AF_XDP_FRAME_MB_NEEDED },
-		{ 9000, true, TESTPMD_CHUNK, AF_XDP_FRAME_MB_NEEDED },
+		{ 1500, false, false, TESTPMD_CHUNK, AF_XDP_FRAME_MB_NOT_ASKED },
+		{ 1500, true, false, TESTPMD_CHUNK, AF_XDP_FRAME_MB_FITS },
+		{ 1500, false, true, TESTPMD_CHUNK, AF_XDP_FRAME_MB_FITS },
+		/* Open vSwitch: scatter and multi-segment Tx from MTU 2500, mbufs sized for it. */
+		{ 2500, true, true, OVS_CHUNK, AF_XDP_FRAME_MB_FITS },
+		{ 3000, true, true, OVS_CHUNK, AF_XDP_FRAME_MB_NEEDED },
+		{ 2500, true, false, PAGE_CHUNK, AF_XDP_FRAME_MB_FITS },
+		{ 2500, true, false, TESTPMD_CHUNK, AF_XDP_FRAME_MB_NEEDED },
+		{ 9000, true, true, TESTPMD_CHUNK, AF_XDP_FRAME_MB_NEEDED },
 		/* The line itself: a frame of exactly a chunk fits. */
-		{ PAGE_CHUNK - 14, true, PAGE_CHUNK, AF_XDP_FRAME_MB_FITS },
-		{ PAGE_CHUNK - 13, true, PAGE_CHUNK, AF_XDP_FRAME_MB_NEEDED },
+		{ PAGE_CHUNK - 14, true, false, PAGE_CHUNK, AF_XDP_FRAME_MB_FITS },
+		{ PAGE_CHUNK - 13, true, false, PAGE_CHUNK, AF_XDP_FRAME_MB_NEEDED },
 	};
 	struct af_xdp_frame_sys nomb = SYS;
 	struct af_xdp_frame f;
@@ -97,15 +98,15 @@ test_decide(void)
 	for (i = 0; i < RTE_DIM(cases); i++) {
 		enum af_xdp_frame_mb got;
 
-		CHECK_EQ(af_xdp_frame_compute(&f, &SYS, cases[i].mtu, cases[i].scatter, err,
-					      sizeof(err)), 0);
+		CHECK_EQ(af_xdp_frame_compute(&f, &SYS, cases[i].mtu, cases[i].scatter,
+					      cases[i].multi_seg, err, sizeof(err)), 0);
 		got = af_xdp_frame_decide(&f, af_xdp_frame_of_mtu(cases[i].mtu), cases[i].chunk);
 		CHECK(got == cases[i].want, "MTU %u, scatter %d, chunk %u: %s, expected %s",
 		      cases[i].mtu, cases[i].scatter, cases[i].chunk, af_xdp_frame_mb_name(got),
 		      af_xdp_frame_mb_name(cases[i].want));
 	}
 	nomb.multi_buffer = false;
-	CHECK_EQ(af_xdp_frame_compute(&f, &nomb, 1500, true, err, sizeof(err)), 0);
+	CHECK_EQ(af_xdp_frame_compute(&f, &nomb, 1500, true, false, err, sizeof(err)), 0);
 	CHECK_EQ(af_xdp_frame_decide(&f, 1514, TESTPMD_CHUNK), AF_XDP_FRAME_MB_NO_KERNEL);
 }
 
@@ -119,7 +120,7 @@ test_limits(void)
 	char err[512];
 
 	sys.iface_max_frame = 9014;
-	CHECK_EQ(af_xdp_frame_compute(&f, &sys, 9000, true, err, sizeof(err)), 0);
+	CHECK_EQ(af_xdp_frame_compute(&f, &sys, 9000, true, false, err, sizeof(err)), 0);
 	CHECK_EQ(af_xdp_frame_rx_limit(&f, TESTPMD_CHUNK, false), TESTPMD_CHUNK);
 	CHECK_EQ(af_xdp_frame_rx_limit(&f, TESTPMD_CHUNK, true), 9014);
 	CHECK_EQ(af_xdp_frame_rx_limit(&f, 100, true), 1800);
@@ -210,12 +211,12 @@ test_started_port(void)
 	CHECK_EQ(fp.port->frame.multi_buffer, true);
 	CHECK_EQ(fp.port->frame.mtu, 1500);
 	CHECK_EQ(af_xdp_frame_mtu_check(&fp.dev, 9000, &next), 0);
-	/* Without scatter, whatever the chunks: never multi-buffer. */
+	/* Neither scatter nor multi-segment Tx: never multi-buffer. */
 	free(fp.port);
 	fake_port_init(&fp, page, 1500, false);
 	CHECK_EQ(af_xdp_frame_start(&fp.dev, &mb), 0);
 	CHECK_EQ(mb, false);
-	CHECK_EQ(fp.port->frame.mb, AF_XDP_FRAME_MB_NO_SCATTER);
+	CHECK_EQ(fp.port->frame.mb, AF_XDP_FRAME_MB_NOT_ASKED);
 out:
 	free(fp.port);
 	rte_mempool_free(page);

@@ -39,7 +39,7 @@
 
 int
 af_xdp_frame_compute(struct af_xdp_frame *f, const struct af_xdp_frame_sys *sys,
-		     uint32_t mtu, bool scatter, char *err, size_t err_len)
+		     uint32_t mtu, bool scatter, bool multi_seg_tx, char *err, size_t err_len)
 {
 	uint32_t frame = af_xdp_frame_of_mtu(mtu), one = sys->page_frame;
 
@@ -64,6 +64,7 @@ af_xdp_frame_compute(struct af_xdp_frame *f, const struct af_xdp_frame_sys *sys,
 	f->sys = *sys;
 	f->mtu = mtu;
 	f->scatter = scatter;
+	f->multi_seg_tx = multi_seg_tx;
 	f->rx_segs = scatter && sys->multi_buffer ? (uint16_t)sys->max_segs : 1;
 	return 0;
 }
@@ -85,8 +86,8 @@ af_xdp_frame_rx_limit(const struct af_xdp_frame *f, uint32_t chunk_frame, bool m
 enum af_xdp_frame_mb
 af_xdp_frame_decide(const struct af_xdp_frame *f, uint32_t largest, uint32_t chunk_frame)
 {
-	if (!f->scatter)
-		return AF_XDP_FRAME_MB_NO_SCATTER;
+	if (!f->scatter && !f->multi_seg_tx)
+		return AF_XDP_FRAME_MB_NOT_ASKED;
 	if (!f->sys.multi_buffer)
 		return AF_XDP_FRAME_MB_NO_KERNEL;
 	return largest <= chunk_frame ? AF_XDP_FRAME_MB_FITS : AF_XDP_FRAME_MB_NEEDED;
@@ -105,8 +106,8 @@ const char *
 af_xdp_frame_mb_name(enum af_xdp_frame_mb mb)
 {
 	switch (mb) {
-	case AF_XDP_FRAME_MB_NO_SCATTER:
-		return "no-scatter";
+	case AF_XDP_FRAME_MB_NOT_ASKED:
+		return "not-asked";
 	case AF_XDP_FRAME_MB_NO_KERNEL:
 		return "kernel-lacks";
 	case AF_XDP_FRAME_MB_FITS:
@@ -173,6 +174,7 @@ af_xdp_frame_configure(struct rte_eth_dev *dev)
 	af_xdp_frame_sys_read(port, &sys);
 	if (af_xdp_frame_compute(&f, &sys, dev->data->mtu,
 				 dev->data->dev_conf.rxmode.offloads & RTE_ETH_RX_OFFLOAD_SCATTER,
+				 dev->data->dev_conf.txmode.offloads & RTE_ETH_TX_OFFLOAD_MULTI_SEGS,
 				 err, sizeof(err)) != 0) {
 		AF_XDP_PORT_LOG(ERR, port, "%s (%s)", err, port->args.iface);
 		return -EINVAL;
@@ -248,7 +250,8 @@ af_xdp_frame_mtu_check(struct rte_eth_dev *dev, uint32_t mtu, struct af_xdp_fram
 	uint16_t i;
 
 	af_xdp_frame_sys_read(port, &sys);
-	if (af_xdp_frame_compute(next, &sys, mtu, now->scatter, err, sizeof(err)) != 0) {
+	if (af_xdp_frame_compute(next, &sys, mtu, now->scatter, now->multi_seg_tx, err,
+				 sizeof(err)) != 0) {
 		AF_XDP_PORT_LOG(ERR, port, "%s (%s)", err, port->args.iface);
 		return -EINVAL;
 	}

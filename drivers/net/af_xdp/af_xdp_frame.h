@@ -15,8 +15,8 @@
  * A frame of the MTU is the MTU with its Ethernet header.  A chunk holds a
  * frame of its size less the kernel's XDP headroom (at most a page).  The
  * sockets are bound for multi-buffer only when the application asked for
- * chains on receive (the Rx scatter offload), the kernel has multi-buffer,
- * and the longest frame that may arrive (at the port's MTU or the
+ * chains (the Rx scatter or Tx multi-segment offload), the kernel has
+ * multi-buffer, and the longest frame of the MTU (the port's or the
  * interface's, the larger) does not fit one chunk of every Rx queue's
  * mempool.  Otherwise they are bound for frames of one descriptor, which
  * keeps zero-copy where the interface has no zero-copy multi-buffer (veth,
@@ -39,7 +39,7 @@ struct af_xdp_frame_sys {
 
 /* Why the sockets are, or are not, bound for multi-buffer (state: frame.multi_buffer.reason). */
 enum af_xdp_frame_mb {
-	AF_XDP_FRAME_MB_NO_SCATTER,	/* the Rx scatter offload is not configured */
+	AF_XDP_FRAME_MB_NOT_ASKED,	/* neither Rx scatter nor Tx multi-segment configured */
 	AF_XDP_FRAME_MB_NO_KERNEL,	/* the kernel has no multi-buffer */
 	AF_XDP_FRAME_MB_FITS,		/* the longest frame fits one chunk */
 	AF_XDP_FRAME_MB_NEEDED,		/* it does not: bound with XDP_USE_SG */
@@ -50,6 +50,7 @@ struct af_xdp_frame {
 	struct af_xdp_frame_sys sys;
 	uint32_t mtu;			/* the port's MTU */
 	bool scatter;			/* the Rx scatter offload is configured */
+	bool multi_seg_tx;		/* the Tx multi-segment offload is configured */
 	uint16_t rx_segs;		/* descriptors a received frame may take: 1, or sys.max_segs */
 	/* What the last start decided: */
 	uint32_t largest;		/* the longest frame that may arrive */
@@ -68,12 +69,14 @@ af_xdp_frame_of_mtu(uint32_t mtu)
 /* --- pure policy (tests/unit/test_frame.c) ------------------------------------- */
 
 /*
- * The policy for MTU mtu with (scatter) or without the Rx scatter offload;
+ * The policy for MTU mtu with (scatter) or without the Rx scatter offload,
+ * with (multi_seg_tx) or without the Tx multi-segment offload;
  * -EINVAL, with the reason in err, for an MTU the port cannot take (frames
  * of several chunks without multi-buffer or scatter; beyond the interface).
  */
 int af_xdp_frame_compute(struct af_xdp_frame *f, const struct af_xdp_frame_sys *sys,
-			 uint32_t mtu, bool scatter, char *err, size_t err_len);
+			 uint32_t mtu, bool scatter, bool multi_seg_tx, char *err,
+			 size_t err_len);
 
 /* The longest frame the port takes at all: of one page-sized chunk, or of several. */
 uint32_t af_xdp_frame_port_max(const struct af_xdp_frame_sys *sys, bool multi_buffer);
