@@ -33,7 +33,6 @@
 #include "af_xdp_csum.h"
 #include "af_xdp_iface.h"
 #include "af_xdp_intr.h"
-#include "af_xdp_kernel.h"
 #include "af_xdp_link.h"
 #include "af_xdp_mp.h"
 #include "af_xdp_prog.h"
