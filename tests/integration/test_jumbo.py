@@ -18,13 +18,24 @@ holds a frame of 1920 bytes, so a 9014-byte frame takes 5 descriptors).
   3. port stop/start with 9000-byte frames in flight, CYCLES times: while
      stopped every mbuf of the pool is back (no chain lost, none half kept),
      and frames flow again after the start.
-In zero-copy mode (AFXDP_SOCKET_MODE=zero-copy, vm-zc/jumbo) only 1 runs,
-checking what that mode means here instead: the patched kernel's veth takes
+  4. Multi-buffer only where frames span chunks (issue 26), even with the
+     Rx scatter or Tx multi-segment offload: for each combination of MTU,
+     those offloads and mbuf size in
+     COMBOS, the state block's frame.multi_buffer (and its reason),
+     queue.0.multi_buffer and rx.burst, and full-size frames received whole
+     in as many segments as that binding gives (one, or one per chunk).
+  5. Open vSwitch's case: io forwarding between two hosts at MTU 2500 with
+     scatter and multi-segment Tx, on page-sized mbufs: the sockets are
+     bound for one chunk (frame.multi_buffer = no, fits-one-chunk), frames
+     of 60..2514 bytes cross both ways intact, and ping -M do -s 2472.
+In zero-copy mode (AFXDP_SOCKET_MODE=zero-copy, vm-zc/jumbo) 1, 4 and 5
+run, checking what that mode means here: the patched kernel's veth takes
 one buffer per frame in zero-copy mode (xdp_zc_max_segs 1), so the kernel
-binds a multi-buffer socket in copy mode; the port's state block must say
-queue.0.mode = copy, queue.0.multi_buffer = yes, and the frames arrive as
-in 1. Parts 2 and 3 would
-then repeat the copy-mode run (vm-copy/jumbo) exactly.
+binds a multi-buffer socket in copy mode; in 1 the port's state block must
+say queue.0.mode = copy, queue.0.multi_buffer = yes, and the frames arrive
+as in the copy-mode run; in 4 and 5 a socket bound for one chunk, scatter
+asked or not, is zero-copy. Parts 2 and 3 would repeat the copy-mode run
+(vm-copy/jumbo) exactly.
 Needs the kernel's AF_XDP multi-buffer (Linux 6.6): skipped with the reason
 on an older kernel, or with Debian's stock driver, which has none (upstream
 refuses an MTU above one chunk).
@@ -47,6 +58,18 @@ TCP_MB = 50
 CYCLES = 3
 BACKGROUND_RATE = 1000
 VERBOSE_LINE = r"type=0x[0-9a-f]+ - length=(\d+) - nb_segs=(\d+)"
+# Part 4: (MTU, testpmd options, frame.multi_buffer, its reason, the chunk's
+# frame). --max-pkt-len sets the port's MTU; 4096-byte mbufs hold a frame of
+# 3840 bytes, testpmd's default 2176-byte ones 1920.
+SCATTER, MULTI_SEG_TX, PAGE_MBUF = "--enable-scatter", "--tx-offloads=0x8000", "--mbuf-size=4096"
+OVS_MTU = 2500               # Open vSwitch asks for scatter from this MTU
+COMBOS = [
+    (OVS_MTU, [SCATTER, MULTI_SEG_TX, PAGE_MBUF], "no", "fits-one-chunk", 3840),
+    (OVS_MTU, [SCATTER, MULTI_SEG_TX], "yes", "frames-span-chunks", 1920),
+    (OVS_MTU, [PAGE_MBUF], "no", "not-asked", 3840),
+    (1500, [MULTI_SEG_TX], "no", "fits-one-chunk", 1920),
+]
+COMBO_FRAMES = 20
 
 
 
@@ -174,6 +197,84 @@ def forwarding(t, net):
         t.quit_testpmd(tp, net)
 
 
+def max_pkt_len(mtu):
+    return "--max-pkt-len=%d" % (mtu + 14)
+
+
+def frame_keys(st):
+    return (st.get("frame.multi_buffer"), st.get("frame.multi_buffer.reason"),
+            state.queue_keys(st, 0).get("multi_buffer"), st.get("rx.burst"))
+
+
+def combinations(t, net):
+    """Part 4: the binding per MTU/scatter/mbufs, and full-size frames received whole."""
+    dut, gen = net.netns("dutc"), net.netns("genc")
+    port, peer = net.veth(dut, "d0", gen, "g0")
+    for mtu, app, multi, reason, chunk in COMBOS:
+        what = "MTU %d %s" % (mtu, " ".join(app))
+        for ifc in (port, peer):
+            ifc.set_mtu(mtu)
+        sizes = [60, mtu + 14]
+        with testpmd.TestPmd(dut, ["net_af_xdp0,iface=%s" % port.name], fwd="rxonly",
+                             app_extra=app + [max_pkt_len(mtu)], label="testpmd[%s]" % what,
+                             check_mode=False) as tp:
+            tp.cmd("set verbose 1")
+            tp.cmd("start")
+            st = state.read(tp, 0)
+            t.equal(frame_keys(st), (multi, reason, multi,
+                                     "multi-buffer" if multi == "yes" else "single"),
+                    "%s: frame.multi_buffer, its reason, queue.0.multi_buffer, rx.burst" % what)
+            t.equal((st.get("frame.largest"), st.get("frame.chunk")),
+                    (str(mtu + 14), str(chunk)), "%s: frame.largest, frame.chunk" % what)
+            if zero_copy_run():
+                t.equal(state.socket_modes(st), ["copy" if multi == "yes" else "zero-copy"],
+                        "%s: the socket's mode (zero-copy unless bound multi-buffer)" % what)
+            count = COMBO_FRAMES * len(sizes)
+            traffic.send(peer, port.mac, count, sizes, stream="combo-%d" % len(app))
+            seen = tp.wait_output(VERBOSE_LINE, count)
+            tp.cmd("stop")
+            tp.cmd("set verbose 0")
+            got = collections.Counter((int(n), int(k)) for n, k in seen)
+            want = {(s, (s - 1) // chunk + 1 if multi == "yes" else 1): COMBO_FRAMES
+                    for s in sizes}
+            t.equal(dict(got), want, "%s: frames received whole by (length, segments)" % what)
+            xs = tp.xstats(0)
+            t.equal((xs.get("rx_q0_dropped", 0), xs.get("rx_q0_chains_dropped", 0)), (0, 0),
+                    "%s: rx_q0_dropped, rx_q0_chains_dropped" % what)
+            t.quit_testpmd(tp, net)
+
+
+def ovs_case(t, net):
+    """Part 5: forwarding at MTU 2500 with scatter and page-sized mbufs: one chunk a frame."""
+    dut, a, b, p0, h0, p1, h1 = hosts.two_hosts(net)
+    for ifc in (p0, h0, p1, h1):
+        ifc.set_mtu(OVS_MTU)
+    vdevs = ["net_af_xdp0,iface=%s" % p0.name, "net_af_xdp1,iface=%s" % p1.name]
+    sizes = [60, 1514, OVS_MTU + 14]
+    with testpmd.TestPmd(dut, vdevs, fwd="io", app_extra=COMBOS[0][1] + [max_pkt_len(OVS_MTU)],
+                         label="testpmd[io, MTU %d]" % OVS_MTU, check_mode=False) as tp:
+        tp.cmd("start")
+        for port in (0, 1):
+            st = state.read(tp, port)
+            t.equal(frame_keys(st), ("no", "fits-one-chunk", "no", "single"),
+                    "port %d at MTU %d with scatter: frame.multi_buffer, reason, "
+                    "queue.0.multi_buffer, rx.burst" % (port, OVS_MTU))
+            if zero_copy_run():
+                t.equal(state.socket_modes(st), ["zero-copy"],
+                        "port %d at MTU %d with scatter: zero-copy kept" % (port, OVS_MTU))
+        count = FRAMES_PER_SIZE * len(sizes)
+        raw_frames(t, h0, h1, count, sizes, "a->b frames of 60..%d bytes" % sizes[-1])
+        raw_frames(t, h1, h0, count, sizes, "b->a frames of 60..%d bytes" % sizes[-1])
+        hosts.ping(t, a, size=OVS_MTU - 28)
+        for port in (0, 1):
+            xs = tp.xstats(port)
+            t.equal((xs.get("rx_q0_multi_buffer"), xs.get("tx_q0_multi_buffer"),
+                     xs.get("tx_q0_dropped"), xs.get("rx_q0_dropped", 0)), (0, 0, 0, 0),
+                    "port %d: frames of several descriptors rx/tx, tx dropped, rx dropped" % port)
+        tp.cmd("stop")
+        t.quit_testpmd(tp, net)
+
+
 def main(t):
     if env.is_stock():
         raise env.Skip("Debian's stock net_af_xdp has no AF_XDP multi-buffer: it refuses an "
@@ -183,9 +284,14 @@ def main(t):
                        % os.uname().release)
     with topo.Topology() as net:
         rxonly(t, net)
+        combinations(t, net)
+    # hosts.two_hosts() names its namespaces: one pair per topology.
+    with topo.Topology() as net:
+        ovs_case(t, net)
+    with topo.Topology() as net:
         if zero_copy_run():
-            env.log("zero-copy run: forwarding and stop/start not repeated (copy mode, as "
-                    "in the copy-mode run)")
+            env.log("zero-copy run: jumbo forwarding and stop/start not repeated (copy mode, "
+                    "as in the copy-mode run)")
             return
         forwarding(t, net)
 

@@ -23,12 +23,21 @@ With --mbuf-size=4096 (page-sized chunks), a second testpmd takes the
 advertised maximum on its started port, and full-size frames arrive (up to
 the largest frame the veth peer can send: with XDP on the port, veth caps
 the peer's MTU).
+5. With the Rx scatter offload and page-sized mbufs (issue 26; needs the
+   kernel's AF_XDP multi-buffer, Linux 6.6): the sockets are bound for
+   frames of one chunk while the MTU's frames fit one (state
+   frame.multi_buffer = no), so on the started port the largest MTU a chunk
+   holds is taken, and one whose frames span chunks (CROSSING) is refused
+   (kernel MTU and state unchanged); stopped, the port takes it and its
+   start binds multi-buffer (frames-span-chunks), full-size frames arrive;
+   lowered again on the started port the MTU is taken, the sockets stay
+   multi-buffer until the next start, which binds them for one again.
 """
 
 import os
 import re
 
-from afxdp_test import env, runner, testpmd, topo, traffic
+from afxdp_test import env, runner, state, testpmd, topo, traffic
 
 # Below any driver's maximum with testpmd's default 2176-byte mbufs.
 ACCEPTED = [1400, 1280, 1500]
@@ -51,6 +60,8 @@ MEMPOOL_MAX = DEFAULT_DATA_ROOM - XDP_HEADROOM - ETHER_HDR
 # The driver's refusal: the mempool, and the data room an MTU needs.
 MEMPOOL_REFUSAL = re.compile(r"the mempool \S+ of Rx queue 0 holds frames of at most (\d+) "
                              r"bytes.*data room of at least (\d+) bytes")
+# An MTU whose frames take two page-sized chunks.
+CROSSING = 5000
 FRAMES_AFTER = 100
 FRAMES_AT_MAX = 50
 SIZES = [64, 1400]
@@ -150,6 +161,57 @@ def stopped_port(t, tp, port, advertised):
     t.check("Fail to start port" not in out, "port start at MTU 1500", out)
 
 
+def kernel_has_multi_buffer():
+    """AF_XDP multi-buffer came with Linux 6.6 (by the version: a driver that
+    stops asking the kernel fails here rather than skips)."""
+    major, minor = (int(x) for x in os.uname().release.split(".")[:2])
+    return (major, minor) >= (6, 6)
+
+
+def binding(tp):
+    st = state.read(tp)
+    return (st.get("frame.multi_buffer"), st.get("frame.multi_buffer.reason"),
+            state.queue_keys(st, 0).get("multi_buffer"))
+
+
+def scatter_port(t, net, dut, port, peer, vdev):
+    """Step 5: an MTU change on a started port across the multi-buffer line."""
+    single = ("no", "fits-one-chunk", "no")
+    multi = ("yes", "frames-span-chunks", "yes")
+    with testpmd.TestPmd(dut, [vdev], fwd="rxonly", label="testpmd --enable-scatter",
+                         app_extra=["--enable-scatter", "--mbuf-size=%d" % PAGE_DATA_ROOM]) as tp:
+        t.equal(binding(tp), single, "scatter at MTU 1500: frame.multi_buffer, reason, "
+                "queue.0.multi_buffer")
+        out = set_mtu(tp, DRIVER_MAX)
+        t.check(not REFUSAL.search(out), "MTU %d (one chunk) taken on the started port"
+                % DRIVER_MAX, out)
+        t.equal(port.mtu(), DRIVER_MAX, "kernel MTU after setting %d" % DRIVER_MAX)
+        t.equal(binding(tp), single, "still bound for one chunk at MTU %d" % DRIVER_MAX)
+        full_size_frames(t, tp, port, peer, DRIVER_MAX)
+        out = set_mtu(tp, CROSSING)
+        t.check(bool(REFUSAL.search(out)), "MTU %d (frames of two chunks) refused on the "
+                "started port bound for one: %s" % (CROSSING, out.replace("\n", " ")))
+        t.equal((port.mtu(), tp.port_info(0).get("MTU")), (DRIVER_MAX, str(DRIVER_MAX)),
+                "kernel and port MTU unchanged after that refusal")
+        t.equal(binding(tp), single, "the binding unchanged after that refusal")
+        tp.cmd("port stop 0")
+        out = set_mtu(tp, CROSSING)
+        t.check(not REFUSAL.search(out), "MTU %d taken on the stopped port" % CROSSING, out)
+        out = tp.cmd("port start 0")
+        t.check("Fail to start port" not in out, "port start at MTU %d" % CROSSING, out)
+        t.equal(binding(tp), multi, "started at MTU %d: bound multi-buffer" % CROSSING)
+        full_size_frames(t, tp, port, peer, CROSSING)
+        out = set_mtu(tp, 1500)
+        t.check(not REFUSAL.search(out), "MTU 1500 taken on the started multi-buffer port", out)
+        t.equal(port.mtu(), 1500, "kernel MTU after lowering it on the started port")
+        t.equal(binding(tp), multi, "still multi-buffer until the next start")
+        full_size_frames(t, tp, port, peer, 1500)
+        tp.cmd("port stop 0")
+        tp.cmd("port start 0")
+        t.equal(binding(tp), single, "restarted at MTU 1500: bound for one chunk again")
+        t.quit_testpmd(tp, net)
+
+
 def main(t):
     with topo.Topology() as net:
         dut, gen = net.netns("dut"), net.netns("gen")
@@ -179,6 +241,12 @@ def main(t):
             full_size_frames(t, tp, port, peer, advertised)
             set_mtu(tp, 1500)
             t.quit_testpmd(tp, net)
+
+        if env.is_stock() or not kernel_has_multi_buffer():
+            env.log("SKIP (part): step 5 needs our driver and the kernel's AF_XDP "
+                    "multi-buffer (Linux 6.6; this is %s)" % os.uname().release)
+        else:
+            scatter_port(t, net, dut, port, peer, vdev)
 
 
 if __name__ == "__main__":

@@ -20,11 +20,13 @@ and two dpdk ports, net_af_xdp0/1 on p0/p1, between the hosts a and b.
    back and full-size pings pass.
    The ports' state blocks (read through OVS's DPDK telemetry socket; OVS
    runs with a file prefix of the test's) show sockets bound for frames of
-   one descriptor at MTU 1500 and, from MTU 2500 on, where OVS asks for the
-   scatter offload, multi-buffer sockets (Linux 6.6 and later). With
+   one descriptor at MTU 1500 and at MTU 2500, where OVS asks for the
+   scatter offload but its mbufs hold the frames in one chunk
+   (frame.multi_buffer.reason fits-one-chunk, issue 26), and multi-buffer
+   sockets at TOO_BIG (Linux 6.6 and later). With
    AFXDP_SOCKET_MODE=zero-copy (vm-zc/ovs, the patched kernel's veth) the
-   sockets of step 1 are zero-copy, and the multi-buffer ones copy: veth's
-   zero-copy has no multi-buffer.
+   sockets bound for one chunk are zero-copy, MTU 2500 included, and the
+   multi-buffer ones copy: veth's zero-copy has no multi-buffer.
 4. `ovs-appctl exit` (what ovs-ctl stop does): ovs-vswitchd stops the ports
    without closing them and exits 0; the driver gives both interfaces back
    their promiscuous state at exit (OVS turned it on), and no XDP program is
@@ -107,7 +109,7 @@ def multi_buffer():
     return (major, minor) >= (6, 6)
 
 
-def too_big(t, o, names, a, hosts_ifc):
+def too_big(t, o, names, ports, a, hosts_ifc, prefix):
     start = len(o.log())
     set_mtu(o, names, TOO_BIG)
     if multi_buffer():
@@ -117,6 +119,7 @@ def too_big(t, o, names, a, hosts_ifc):
                     "mtu_request=%d on %s, frames of two chunks (multi-buffer): mtu %s, error %s"
                     % (TOO_BIG, n, got, o.get("Interface", n, "error")), o.log_tail())
         wait_up(t, o, names, "at MTU %d" % TOO_BIG)
+        check_sockets(t, prefix, ports, "at MTU %d" % TOO_BIG, True)
         for h in hosts_ifc:
             h.ip("link", "set", "dev", h.name, "mtu", str(TOO_BIG))
         full_size_ping(t, a, TOO_BIG, "at MTU %d" % TOO_BIG)
@@ -157,10 +160,14 @@ def check_sockets(t, prefix, ports, what, multi_buffer):
     ovs_dpdk = types.SimpleNamespace(file_prefix=prefix)
     blocks = [state.read(ovs_dpdk, port) for port in range(len(ports))]
     by_iface = {b.get("iface"): state.queue_keys(b, 0) for b in blocks}
+    reasons = {b.get("iface"): b.get("frame.multi_buffer.reason") for b in blocks}
     for p in ports:
         q = by_iface.get(p.name, {})
         t.equal(q.get("multi_buffer"), "yes" if multi_buffer else "no",
                 "%s: %s's socket bound multi-buffer (state queue.0.multi_buffer)" % (what, p.name))
+        t.check(reasons.get(p.name) in (("frames-span-chunks",) if multi_buffer else
+                                        ("not-asked", "fits-one-chunk")),
+                "%s: %s's frame.multi_buffer.reason: %s" % (what, p.name, reasons.get(p.name)))
         if want:
             t.equal(q.get("mode"), "copy" if multi_buffer else want,
                     "%s: %s's socket mode (state queue.0.mode, AFXDP_SOCKET_MODE=%s)"
@@ -196,8 +203,8 @@ def main(t):
             hosts.tcp_transfer(t, a, b)
 
             mtu_change(t, o, names, (p0, p1), (h0, h1), a, b)
-            check_sockets(t, prefix, (p0, p1), "at MTU %d" % MTU, multi_buffer())
-            too_big(t, o, names, a, (h0, h1))
+            check_sockets(t, prefix, (p0, p1), "at MTU %d (scatter asked)" % MTU, False)
+            too_big(t, o, names, (p0, p1), a, (h0, h1), prefix)
 
             t.check("PROMISC" in p0.link().get("flags", []), "OVS turned promiscuous mode on")
             rc = o.exit()

@@ -321,6 +321,49 @@ test_chain_copies(void)
 	rte_mempool_free(big);
 }
 
+/*
+ * A socket bound without multi-buffer (the frame policy binds one wherever
+ * the MTU's frames fit a chunk, Tx multi-segment offload or not): a chain
+ * of the UMEM's own mbufs, which multi-buffer would send in place, is
+ * copied into one UMEM mbuf when it fits one, its bytes in order; one
+ * within the MTU but longer than a copy holds is dropped and counted,
+ * nothing of it queued.
+ */
+static void
+test_chain_single_buffer(void)
+{
+	const uint32_t room = RTE_MBUF_DEFAULT_BUF_SIZE - RTE_PKTMBUF_HEADROOM;
+	struct rte_mbuf *bufs[2];
+	struct xdp_desc sent[4];
+	struct tx_env e;
+	unsigned int i;
+
+	env_init(&e, 256);
+	af_xdp_txq_set_frame_limits(&e.txq, 9018, 1);
+	/* 1514 bytes in 3 UMEM segments; then 3 x 1000, over a copy's room. */
+	bufs[0] = frame(e.umem_pool, 1000, 7);
+	CHECK(rte_pktmbuf_chain(bufs[0], frame(e.umem_pool, 500, (uint8_t)(7 + 1000))) == 0, "chain");
+	CHECK(rte_pktmbuf_chain(bufs[0], frame(e.umem_pool, 14, (uint8_t)(7 + 1500))) == 0, "chain");
+	bufs[1] = frame(e.umem_pool, 1000, 9);
+	for (i = 1; i < 3; i++)
+		CHECK(rte_pktmbuf_chain(bufs[1], frame(e.umem_pool, 1000, (uint8_t)(9 + 1000 * i)))
+		      == 0, "chain");
+	CHECK(bufs[1]->pkt_len > room, "the second chain is longer than a copy holds");
+	CHECK_EQ(af_xdp_tx_burst(&e.txq, bufs, 2), 2);
+	CHECK_EQ(e.txq.stats.packets, 1);
+	CHECK_EQ(e.txq.stats.bytes, 1514);
+	CHECK_EQ(e.txq.stats.copies, 1);
+	CHECK_EQ(e.txq.stats.multi_buffer, 0);
+	CHECK_EQ(e.txq.stats.dropped, 1);
+	CHECK_EQ(e.txq.stats.too_many_segs, 0);
+	CHECK_EQ(sim_kernel_transmit(&e.tx, &e.comp, sent, RTE_DIM(sent)), 1);
+	check_frame_descs(&e, sent, 1, 1514, 7);
+	af_xdp_txq_drain(&e.txq);
+	CHECK_EQ(e.txq.outstanding, 0);
+	CHECK_EQ(rte_mempool_avail_count(e.umem_pool), POOL_SIZE);
+	env_free(&e);
+}
+
 /* The ring's space is counted in descriptors: a frame goes whole or not at all. */
 static void
 test_ring_space_in_descriptors(void)
@@ -678,6 +721,7 @@ main(int argc __rte_unused, char **argv)
 	RUN(test_too_long);
 	RUN(test_chain_in_place);
 	RUN(test_chain_copies);
+	RUN(test_chain_single_buffer);
 	RUN(test_ring_space_in_descriptors);
 	RUN(test_chain_longer_than_a_copy);
 	RUN(test_ring_full_and_wakeup);

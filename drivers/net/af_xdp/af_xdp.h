@@ -15,6 +15,7 @@
  *   af_xdp_link.c     link state: update, set up/down, change events
  *   af_xdp_devargs.c  devargs parsing and validation (no side effects)
  *   af_xdp_iface.c    the kernel interface: index, MAC, flags, MTU, channels
+ *   af_xdp_frame.c    frame sizes, MTU limits, multi-buffer (XDP_USE_SG) or not
  *   af_xdp_umem.c     the mempool as UMEM: layout, registration, sharing
  *   af_xdp_socket.c   the AF_XDP socket: rings, bind, close, kernel counters
  *   af_xdp_rx.c       the 64-descriptor batched receive and the fill ring
@@ -62,6 +63,7 @@
 #include <rte_mempool.h>
 
 #include "af_xdp_devargs.h"
+#include "af_xdp_frame.h"
 #include "af_xdp_kstats.h"
 #include "af_xdp_ring.h"
 #include "af_xdp_state.h"
@@ -289,6 +291,7 @@ struct af_xdp_port {
 	uint32_t max_queues;		/* the interface's channels */
 	uint16_t port_id;
 	bool started;
+	struct af_xdp_frame frame;	/* frame sizes, MTU, multi-buffer: af_xdp_frame.h */
 	struct af_xdp_state_record state;	/* what start found, for dump_priv */
 
 	/* Primary-only state. */

@@ -33,7 +33,6 @@
 #include "af_xdp_csum.h"
 #include "af_xdp_iface.h"
 #include "af_xdp_intr.h"
-#include "af_xdp_kernel.h"
 #include "af_xdp_link.h"
 #include "af_xdp_mp.h"
 #include "af_xdp_prog.h"
@@ -77,170 +76,6 @@ static struct af_xdp_tx_queue *
 txq_at(const struct rte_eth_dev *dev, uint16_t i)
 {
 	return i < dev->data->nb_tx_queues ? dev->data->tx_queues[i] : NULL;
-}
-
-/*
- * Frame limits.  The kernel places a frame XDP_PACKET_HEADROOM into its
- * chunk, and a chunk is at most a page: a frame of one descriptor is at most
- * its chunk less that headroom (3840 bytes, an MTU of 3826, at 4 KiB pages;
- * 1920, MTU 1906, with testpmd's 2176-byte mbufs).  With AF_XDP
- * multi-buffer (XDP_USE_SG, Linux 6.6) and the Rx scatter offload, a frame
- * may take several descriptors: in copy mode up to MAX_SKB_FRAGS + 1, as
- * many as the kernel builds a transmitted skb of (a received frame
- * forwarded must be sendable), within the interface's own maximum MTU.
- *
- * dev_info reports what the best mempool would take, whatever mempools the
- * queues set up so far have, since applications set the MTU first and then
- * set up queues with a mempool sized for it (Open vSwitch does).  Each
- * mempool is checked against the MTU where the two meet: queue setup,
- * start, and an MTU change on a started port.
- */
-static uint32_t
-page_frame_max(void)
-{
-	return (uint32_t)sysconf(_SC_PAGESIZE) - AF_XDP_PACKET_HEADROOM;
-}
-
-static uint32_t
-max_segs(void)
-{
-	return af_xdp_kernel_max_skb_frags() + 1;
-}
-
-static bool
-scatter_rx(const struct rte_eth_dev *dev)
-{
-	return dev->data->dev_conf.rxmode.offloads & RTE_ETH_RX_OFFLOAD_SCATTER;
-}
-
-static bool
-multi_seg_tx(const struct rte_eth_dev *dev)
-{
-	return dev->data->dev_conf.txmode.offloads & RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
-}
-
-/* Frames of several descriptors: the kernel has them and the application asked. */
-static bool
-multi_buffer_rx(const struct rte_eth_dev *dev)
-{
-	return scatter_rx(dev) && af_xdp_kernel_multi_buffer();
-}
-
-/*
- * The longest frame the port can take at all: of one descriptor, or of
- * several (multi_buffer, page-sized chunks), within the interface's own
- * maximum MTU.
- */
-static uint32_t
-port_frame_max(const struct af_xdp_port *port, bool multi_buffer)
-{
-	uint32_t max = page_frame_max() * (multi_buffer ? max_segs() : 1);
-	unsigned int iface_max;
-
-	if (af_xdp_iface_max_mtu(port->args.iface, &iface_max) == 0)
-		max = RTE_MIN(max, iface_max + RTE_ETHER_HDR_LEN);
-	return max;
-}
-
-/*
- * The longest frame the port receives into the mbufs of mempool mp (NULL:
- * the best mempool it can be given), as the port is configured.
- */
-static uint32_t
-rx_frame_limit(const struct rte_eth_dev *dev, struct rte_mempool *mp)
-{
-	struct af_xdp_umem_layout layout;
-	uint32_t one;
-	char err[16];
-
-	if (mp == NULL)
-		one = page_frame_max();
-	else
-		one = af_xdp_umem_layout(mp, &layout, err, sizeof(err)) == 0 ? layout.max_frame : 0;
-	if (!multi_buffer_rx(dev))
-		return one;
-	return RTE_MIN(one * max_segs(),
-		       port_frame_max((const struct af_xdp_port *)dev->data->dev_private, true));
-}
-
-static uint32_t
-frame_of_mtu(uint32_t mtu)
-{
-	return mtu + RTE_ETHER_HDR_LEN;
-}
-
-/* Whether Rx queue qid's mempool mp holds frames of the MTU; says why not, and what to do. */
-static int
-check_rx_mempool(struct rte_eth_dev *dev, uint16_t qid, struct rte_mempool *mp, uint16_t mtu,
-		 const char *what)
-{
-	uint32_t limit = rx_frame_limit(dev, mp);
-
-	if (frame_of_mtu(mtu) <= limit)
-		return 0;
-	if (multi_buffer_rx(dev))
-		AF_XDP_PORT_LOG(ERR, port_of(dev),
-				"%s: the mempool %s of Rx queue %u holds frames of at most %u bytes in the %u descriptors a frame may take, and MTU %u needs %u; give the queue mbufs with a larger data room, or lower the MTU to %u",
-				what, mp->name, qid, limit, max_segs(), mtu, frame_of_mtu(mtu),
-				limit - RTE_ETHER_HDR_LEN);
-	else
-		AF_XDP_PORT_LOG(ERR, port_of(dev),
-				"%s: the mempool %s of Rx queue %u holds frames of at most %u bytes (%u-byte UMEM chunks less %u bytes of XDP headroom), and MTU %u needs %u; give the queue mbufs with a data room of at least %u bytes (testpmd: --mbuf-size), lower the MTU to %u%s",
-				what, mp->name, qid, limit, limit + AF_XDP_PACKET_HEADROOM,
-				AF_XDP_PACKET_HEADROOM, mtu, frame_of_mtu(mtu),
-				frame_of_mtu(mtu) + AF_XDP_PACKET_HEADROOM, limit - RTE_ETHER_HDR_LEN,
-				af_xdp_kernel_multi_buffer() ?
-				", or enable the Rx scatter offload (testpmd --enable-scatter)" : "");
-	return -EINVAL;
-}
-
-static int
-check_rx_mempools(struct rte_eth_dev *dev, uint16_t mtu, const char *what)
-{
-	uint16_t i;
-	int ret;
-
-	for (i = 0; i < dev->data->nb_rx_queues; i++) {
-		const struct af_xdp_rx_queue *rxq = dev->data->rx_queues[i];
-
-		ret = rxq == NULL ? 0 : check_rx_mempool(dev, i, rxq->mb_pool, mtu, what);
-		if (ret != 0)
-			return ret;
-	}
-	return 0;
-}
-
-/*
- * Whatever the mempools: an MTU whose frames need more than one descriptor
- * needs AF_XDP multi-buffer and the scatter offload.
- */
-static int
-check_mtu(struct rte_eth_dev *dev, uint32_t mtu)
-{
-	struct af_xdp_port *port = port_of(dev);
-	uint32_t frame = frame_of_mtu(mtu), one = page_frame_max();
-
-	if (frame <= one)
-		return 0;
-	if (!af_xdp_kernel_multi_buffer()) {
-		AF_XDP_PORT_LOG(ERR, port,
-				"MTU %u does not fit one UMEM chunk (frames of at most %u bytes: a page less %u bytes of XDP headroom, an MTU of %u), and this kernel has no AF_XDP multi-buffer to take frames of several (XDP_USE_SG, Linux 6.6 or later)",
-				mtu, one, AF_XDP_PACKET_HEADROOM, one - RTE_ETHER_HDR_LEN);
-		return -EINVAL;
-	}
-	if (!scatter_rx(dev)) {
-		AF_XDP_PORT_LOG(ERR, port,
-				"MTU %u takes frames of several UMEM chunks (one holds at most %u bytes, an MTU of %u): enable the Rx scatter offload (RTE_ETH_RX_OFFLOAD_SCATTER; testpmd --enable-scatter) to receive them as mbuf chains",
-				mtu, one, one - RTE_ETHER_HDR_LEN);
-		return -EINVAL;
-	}
-	if (frame > port_frame_max(port, true)) {
-		AF_XDP_PORT_LOG(ERR, port, "MTU %u is beyond what %s and AF_XDP take: at most %u",
-				mtu, port->args.iface,
-				port_frame_max(port, true) - RTE_ETHER_HDR_LEN);
-		return -EINVAL;
-	}
-	return 0;
 }
 
 static int
@@ -294,7 +129,7 @@ af_xdp_dev_configure(struct rte_eth_dev *dev)
 	ret = af_xdp_rx_offload_configure(port, conf->rxmode.offloads);
 	if (ret != 0)
 		return ret;
-	ret = check_mtu(dev, dev->data->mtu);
+	ret = af_xdp_frame_configure(dev);
 	return ret != 0 ? ret : af_xdp_intr_configure(dev);
 }
 
@@ -302,8 +137,6 @@ static int
 af_xdp_dev_info(struct rte_eth_dev *dev, struct rte_eth_dev_info *info)
 {
 	struct af_xdp_port *port = port_of(dev);
-	bool multi_buffer = af_xdp_kernel_multi_buffer();
-	uint32_t max_frame = port_frame_max(port, multi_buffer);
 
 	info->if_index = (uint32_t)port->ifindex;
 	info->max_mac_addrs = 1;
@@ -311,11 +144,7 @@ af_xdp_dev_info(struct rte_eth_dev *dev, struct rte_eth_dev_info *info)
 	info->max_tx_queues = (uint16_t)port->args.queue_count;
 	/* Data room must hold a whole chunk: buf_len >= AF_XDP_CHUNK_MIN. */
 	info->min_rx_bufsize = AF_XDP_CHUNK_MIN - RTE_PKTMBUF_HEADROOM;
-	info->max_rx_pktlen = max_frame;
-	info->min_mtu = RTE_ETHER_MIN_MTU;
-	info->max_mtu = (uint16_t)RTE_MIN(max_frame - RTE_ETHER_HDR_LEN, (uint32_t)UINT16_MAX);
-	info->rx_offload_capa = (multi_buffer ? RTE_ETH_RX_OFFLOAD_SCATTER : 0) |
-				af_xdp_rx_offload_capa(port);
+	info->rx_offload_capa = af_xdp_rx_offload_capa(port);
 	/*
 	 * The hash is the interface's (veth: the flow's skb hash), over the
 	 * addresses and ports; RSS itself is the kernel's (ethtool -X).
@@ -328,14 +157,8 @@ af_xdp_dev_info(struct rte_eth_dev *dev, struct rte_eth_dev_info *info)
 		.nb_max = AF_XDP_RING_MAX, .nb_min = AF_XDP_RING_MIN, .nb_align = 1,
 	};
 	info->tx_desc_lim = info->rx_desc_lim;
-	/*
-	 * With multi-buffer, a chain of the UMEM's mbufs goes in place, a
-	 * descriptor a segment, up to what the kernel takes for one packet;
-	 * without, a chain is copied into one UMEM mbuf whatever its number of
-	 * segments (what limits it then is its length: af_xdp_tx.c).
-	 */
-	info->tx_desc_lim.nb_seg_max = multi_buffer ? (uint16_t)max_segs() : UINT16_MAX;
-	info->tx_desc_lim.nb_mtu_seg_max = info->tx_desc_lim.nb_seg_max;
+	/* max_rx_pktlen, max_mtu, the scatter offload, Tx segments. */
+	af_xdp_frame_dev_info(port, info);
 	info->default_rxportconf = (struct rte_eth_dev_portconf) {
 		.burst_size = AF_XDP_RX_BATCH, .ring_size = AF_XDP_RING_DEFAULT, .nb_queues = 1,
 	};
@@ -382,42 +205,23 @@ af_xdp_allmulticast_disable(struct rte_eth_dev *dev)
 	return set_iface_flags(port_of(dev), "disable all-multicast", 0, IFF_ALLMULTI);
 }
 
-/* What the Tx queues may send: frames of the MTU (and a VLAN tag), in as many descriptors. */
-static void
-set_tx_frame_limits(struct rte_eth_dev *dev, unsigned int mtu)
-{
-	struct af_xdp_port *port = port_of(dev);
-	uint16_t i;
-
-	for (i = 0; i < dev->data->nb_tx_queues && i < port->nb_socks; i++) {
-		const struct af_xdp_socket *sock = port->queues[i].sock;
-		struct af_xdp_tx_queue *txq = txq_at(dev, i);
-
-		if (sock != NULL && txq != NULL && txq->fd == sock->fd)
-			af_xdp_txq_set_frame_limits(txq, mtu + RTE_ETHER_HDR_LEN + RTE_VLAN_HLEN,
-						    sock->multi_buffer ? max_segs() : 1);
-	}
-}
-
 /*
- * ethdev has checked mtu against dev_info's limit.  A stopped port's queues
- * may yet be set up again with other mempools (Open vSwitch sets the MTU
- * first): they are checked at queue setup and start; a started port's
- * queues receive at once.
+ * ethdev has checked mtu against dev_info's limit; the frame policy checks
+ * it against the offloads and, on a started port, against the queues
+ * receiving and how their sockets are bound (af_xdp_frame.h).  A stopped
+ * port's queues may yet be set up again with other mempools (Open vSwitch
+ * sets the MTU first): they are checked at queue setup and start.
  */
 static int
 af_xdp_mtu_set(struct rte_eth_dev *dev, uint16_t mtu)
 {
 	struct af_xdp_port *port = port_of(dev);
-	char what[64];
+	struct af_xdp_frame next;
 	int ret;
 
-	ret = check_mtu(dev, mtu);
+	ret = af_xdp_frame_mtu_check(dev, mtu, &next);
 	if (ret != 0)
 		return ret;
-	snprintf(what, sizeof(what), "cannot set MTU %u on the started port", mtu);
-	if (port->started && check_rx_mempools(dev, mtu, what) != 0)
-		return -EINVAL;
 	ret = af_xdp_iface_set_mtu(port->args.iface, mtu);
 	if (ret != 0) {
 		AF_XDP_PORT_LOG(ERR, port, "%s refused MTU %u: %s%s", port->args.iface, mtu,
@@ -425,7 +229,7 @@ af_xdp_mtu_set(struct rte_eth_dev *dev, uint16_t mtu)
 				ret == -EINVAL ? " (with an XDP program attached, the kernel driver may allow less; a veth allows its peer a large MTU only if this side's XDP program is multi-buffer aware)" : "");
 		return ret;
 	}
-	set_tx_frame_limits(dev, mtu);
+	af_xdp_frame_mtu_commit(dev, &next);
 	return 0;
 }
 
@@ -459,7 +263,7 @@ af_xdp_rx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
 		AF_XDP_PORT_LOG(ERR, port, "Rx queue %u: %s", qid, err);
 		return -EINVAL;
 	}
-	if (check_rx_mempool(dev, qid, mp, dev->data->mtu, "Rx queue setup refused") != 0)
+	if (af_xdp_frame_check_mempool(dev, qid, mp, "Rx queue setup refused") != 0)
 		return -EINVAL;
 	rxq = rte_zmalloc_socket("af_xdp_rxq", sizeof(*rxq), RTE_CACHE_LINE_SIZE,
 				 (int)socket_id);
@@ -748,13 +552,11 @@ serve_queues(struct rte_eth_dev *dev, uint16_t i, const struct af_xdp_socket *so
 	const struct af_xdp_umem_layout *layout = af_xdp_umem_layout_of(sock->umem);
 	struct af_xdp_rx_queue *rxq = rxq_at(dev, i);
 	struct af_xdp_tx_queue *txq = txq_at(dev, i);
+	int ret;
 
-	if (scatter_rx(dev) && !sock->multi_buffer) {
-		AF_XDP_PORT_LOG(ERR, port,
-				"the Rx scatter offload needs AF_XDP multi-buffer, which the kernel refused (XDP_USE_SG, Linux 6.6 or later): disable scatter and keep the MTU within one chunk (%u)",
-				layout->max_frame - RTE_ETHER_HDR_LEN);
-		return -ENOTSUP;
-	}
+	ret = af_xdp_frame_check_socket(dev, i, sock);
+	if (ret != 0)
+		return ret;
 	if (txq != NULL) {
 		uint32_t tx_meta_len = af_xdp_umem_tx_meta_len(sock->umem);
 		const char *why;
@@ -769,7 +571,7 @@ serve_queues(struct rte_eth_dev *dev, uint16_t i, const struct af_xdp_socket *so
 	/* The new socket is bound to the queue: the old one is gone. */
 	af_xdp_rxq_reclaim_held(rxq);
 	af_xdp_rxq_bind(rxq, &sock->rx, &sock->fill, layout, sock->fd);
-	rxq->scatter = scatter_rx(dev);
+	rxq->scatter = port->frame.scatter;
 	rxq->rx_meta_ol = af_xdp_rx_meta_ol_flags(port->rx_meta, port->rx_timestamp_flag);
 	rxq->timestamp_offset = port->rx_timestamp_offset;
 	rxq->zero_copy = sock->zero_copy;
@@ -786,15 +588,14 @@ serve_queues(struct rte_eth_dev *dev, uint16_t i, const struct af_xdp_socket *so
 }
 
 /*
- * A socket per queue index; bound for multi-buffer frames when the
- * application asked for chains either way (Rx scatter, Tx multi-segment).
+ * A socket per queue index; bound for multi-buffer frames where the frame
+ * policy says (af_xdp_frame_start(): the MTU's frames take several chunks).
  */
 static int
-open_sockets(struct rte_eth_dev *dev)
+open_sockets(struct rte_eth_dev *dev, bool multi_buffer)
 {
 	struct af_xdp_port *port = port_of(dev);
 	struct af_xdp_rx_queue *rxq0 = dev->data->rx_queues[0];
-	bool multi_buffer = scatter_rx(dev) || multi_seg_tx(dev);
 	uint16_t i, n = nb_sockets(dev);
 	unsigned int mtu = RTE_ETHER_MTU;
 	int ret;
@@ -816,7 +617,7 @@ open_sockets(struct rte_eth_dev *dev)
 			return ret;
 	}
 	af_xdp_iface_mtu(port->args.iface, &mtu);
-	set_tx_frame_limits(dev, mtu);
+	af_xdp_frame_set_tx_limits(dev, mtu);
 	return 0;
 }
 
@@ -847,35 +648,6 @@ set_queue_states(struct rte_eth_dev *dev, uint8_t state)
 		dev->data->rx_queue_state[i] = state;
 	for (i = 0; i < dev->data->nb_tx_queues; i++)
 		dev->data->tx_queue_state[i] = state;
-}
-
-/*
- * The port's MTU must fit every Rx queue's mbufs (it may have been raised
- * after they were set up).  The interface's own MTU may be larger still
- * (set with ip link): the kernel drops the frames that do not fit (counted
- * in rx_q<n>_dropped), so that is said too.
- */
-static int
-check_frame_fits(struct rte_eth_dev *dev)
-{
-	struct af_xdp_port *port = port_of(dev);
-	uint32_t max_frame = rx_frame_limit(dev, NULL);
-	unsigned int mtu;
-	uint16_t i;
-
-	if (check_rx_mempools(dev, dev->data->mtu, "cannot start") != 0)
-		return -EINVAL;
-	for (i = 0; i < dev->data->nb_rx_queues; i++) {
-		const struct af_xdp_rx_queue *rxq = rxq_at(dev, i);
-
-		if (rxq != NULL)
-			max_frame = RTE_MIN(max_frame, rx_frame_limit(dev, rxq->mb_pool));
-	}
-	if (af_xdp_iface_mtu(port->args.iface, &mtu) == 0 && frame_of_mtu(mtu) > max_frame)
-		AF_XDP_PORT_LOG(WARNING, port,
-				"%s has MTU %u, but frames longer than %u bytes do not fit the Rx mbufs and will be dropped by the kernel (rx_q<n>_dropped): lower the MTU to %u or give the Rx queues mbufs with a larger data room",
-				port->args.iface, mtu, max_frame, max_frame - RTE_ETHER_HDR_LEN);
-	return 0;
 }
 
 /*
@@ -911,12 +683,13 @@ af_xdp_dev_start(struct rte_eth_dev *dev)
 	struct af_xdp_port *port = port_of(dev);
 	struct af_xdp_rx_burst_kind kind;
 	const char *rx_build;
+	bool multi_buffer;
 	int ret;
 
-	ret = check_frame_fits(dev);
+	ret = af_xdp_frame_start(dev, &multi_buffer);
 	if (ret != 0)
 		return ret;
-	ret = open_sockets(dev);
+	ret = open_sockets(dev, multi_buffer);
 	if (ret == 0)
 		ret = af_xdp_prog_attach(port);
 	if (ret == 0)
@@ -927,12 +700,13 @@ af_xdp_dev_start(struct rte_eth_dev *dev)
 		AF_XDP_PORT_LOG(ERR, port, "start failed; %s is left as it was", port->args.iface);
 		return ret;
 	}
+	/* As the kernel bound them: a socket sharing a UMEM takes its owner's. */
 	kind = (struct af_xdp_rx_burst_kind){
 		.multi_buffer = port->queues[0].sock->multi_buffer,
 		.meta = port->rx_meta != 0,
 		.cksum = port->rx_cksum,
 	};
-	dev->data->scattered_rx = kind.multi_buffer && scatter_rx(dev);
+	dev->data->scattered_rx = kind.multi_buffer && port->frame.scatter;
 	dev->rx_pkt_burst = af_xdp_rx_burst_select(&kind, &rx_build);
 	AF_XDP_PORT_LOG(INFO, port, "receiving with the %s build of the batched receive%s%s",
 			rx_build, kind.multi_buffer ? ", frames of several descriptors" : "",

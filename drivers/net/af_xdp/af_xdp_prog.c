@@ -335,12 +335,12 @@ frags_aware(struct xdp_program *prog)
 static int
 check_frags_support(const struct af_xdp_port *port, const struct af_xdp_prog_attachment *att)
 {
-	uint32_t page_frame = (uint32_t)sysconf(_SC_PAGESIZE) - AF_XDP_PACKET_HEADROOM;
+	const uint32_t page_frame = port->frame.sys.page_frame;
 	unsigned int mtu;
 
 	/* The built-in programs are (SEC("xdp.frags")). */
 	if (att->origin != PROG_USER || frags_aware(att->prog) ||
-	    af_xdp_iface_mtu(port->args.iface, &mtu) != 0 || mtu + RTE_ETHER_HDR_LEN <= page_frame)
+	    af_xdp_iface_mtu(port->args.iface, &mtu) != 0 || af_xdp_frame_of_mtu(mtu) <= page_frame)
 		return 0;
 	AF_XDP_PORT_LOG(ERR, port,
 			"%s=%s is not multi-buffer aware (not SEC(\"xdp.frags\")), but %s has MTU %u, above the %u that one page holds: the kernel cannot run it there; build it with SEC(\"xdp.frags\") or lower the MTU",

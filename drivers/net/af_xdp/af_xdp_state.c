@@ -332,6 +332,11 @@ dump_started(FILE *f, struct rte_eth_dev *dev)
 	fprintf(f, "driver.build = %s\n", r->rx_build);
 	/* Start chose the burst by queue 0's socket, as here. */
 	fprintf(f, "rx.burst = %s\n", port->queues[0].state.multi_buffer ? "multi-buffer" : "single");
+	/* What the frame policy asked of the kernel at bind, and why (af_xdp_frame.h). */
+	fprintf(f, "frame.multi_buffer = %s\n", yes_no(port->frame.multi_buffer));
+	fprintf(f, "frame.multi_buffer.reason = %s\n", af_xdp_frame_mb_name(port->frame.mb));
+	fprintf(f, "frame.largest = %u\n", port->frame.largest);
+	fprintf(f, "frame.chunk = %u\n", port->frame.chunk_frame);
 	if (r->prog_id == 0) {
 		fprintf(f, "xdp.program = none\n");
 		return;
