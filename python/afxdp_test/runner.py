@@ -133,7 +133,8 @@ def run_session(name, description, setup, checks):
     a last line, `<name>/session`, reports the set-up's end and the
     leftover check. Log lines become TAP comments. A failed check does not
     stop the others; one that leaves the set-up unusable (an exception
-    other than a failed check) fails the ones after it too.
+    other than a failed check) fails the ones after it too; one that
+    raises env.Skip is reported `ok ... # SKIP <why>`.
 
     Exit codes as run()'s: meson takes a TAP test's non-zero exit for an
     error beside its failed lines, as for the vm suite's boots. With
@@ -146,6 +147,7 @@ def run_session(name, description, setup, checks):
             broken = None
             for cname, fn in checks:
                 sub = Test("%s/%s" % (name, cname))
+                skipped = None
                 if broken:
                     sub.failures.append("not run: %s" % broken)
                 else:
@@ -154,7 +156,10 @@ def run_session(name, description, setup, checks):
                     except env.Failure as e:
                         if not sub.failures:
                             sub.failures.append(str(e).splitlines()[0])
-                    except (env.Skip, cleanup.Interrupted):
+                    except env.Skip as e:
+                        skipped = str(e)
+                        env.log("SKIP %s/%s: %s" % (name, cname, e))
+                    except cleanup.Interrupted:
                         raise
                     except Exception as e:
                         env.log(traceback.format_exc())
@@ -162,7 +167,8 @@ def run_session(name, description, setup, checks):
                                              type(e).__name__)
                         sub.failures.append(broken)
                 sess.emit(not sub.failures, "%s/%s" % (name, cname),
-                          "; ".join(sub.failures)[:300])
+                          "; ".join(sub.failures)[:300] if sub.failures else
+                          "SKIP %s" % skipped if skipped else "")
                 t.failures += ["%s: %s" % (cname, f) for f in sub.failures]
             if broken:
                 raise env.HarnessError(broken)

@@ -41,8 +41,10 @@ stats_reset: `clear port stats all` zeroes every counter, and counting restarts:
      kernel and must be reset by an offset, not re-read).
   4. N2 frames: RX-packets == N2, RX-bytes == their sizes, RX-missed == 0.
 
-proc_info_reset: `dpdk-proc-info --stats-reset` and `--xstats-reset`, run
-through scripts/afxdp-secondary.sh as the README shows, reset the primary's
+proc_info_reset (host only, DPDK 22.11, as before: skipped in the VM, where
+zero-copy's idle polls count wakeups, and on the other lines):
+`dpdk-proc-info --stats-reset` and `--xstats-reset`, run through
+scripts/afxdp-secondary.sh as the README shows, reset the primary's
 counters:
   1. stats_reset's scenario with `dpdk-proc-info -- --stats-reset` as the
      reset (it exits 0 and reports no error).
@@ -341,6 +343,12 @@ def xstats_reset(t, ns, tp, peer, port):
 
 
 def check_proc_info_reset(t, s):
+    if env.TIME_SCALE > 1 or os.environ.get("AFXDP_DPDK_VERSION"):
+        raise env.Skip("host only, DPDK 22.11 (as test_proc_info_reset was): in the VM's "
+                       "zero-copy mode idle polls count rx_q0_wakeups, so 'every xstat 0 a "
+                       "second later, forwarding on' does not hold there; the reset the "
+                       "secondary asks for is the primary's code, which counters/stats_reset "
+                       "and counters/xstats run everywhere")
     reset_scenario(t, s.tp, s.peer, s.port,
                    lambda: reset_secondary(t, s.dut, s.tp, "--stats-reset"),
                    "the secondary's --stats-reset")
