@@ -12,6 +12,7 @@ the host's).
   runner       one test script: preconditions, outcome, clean-up, leftovers
   topo         network namespaces and veth pairs
   testpmd      interactive dpdk-testpmd on a pseudo-terminal; secondaries
+  cycles       port stop/start cycles in a running testpmd: the restart tests' one loop
   dpdk_output  what testpmd and dpdk-proc-info print, parsed
   state        the driver's state block (dump_priv) of a running process, as a dict
   frames       test frames built, verified, sent and captured; the IPv4 checksum

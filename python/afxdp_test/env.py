@@ -66,10 +66,15 @@ def deadline(seconds):
     return time.monotonic() + scaled(seconds)
 
 
+# "# " when the test reports as TAP (runner.run_session): its log lines are
+# then TAP comments.
+LOG_PREFIX = ""
+
+
 def log(msg=""):
     try:
         for line in str(msg).splitlines() or [""]:
-            sys.stdout.write("[%7.2f] %s\n" % (time.monotonic() - _t0, line))
+            sys.stdout.write("%s[%7.2f] %s\n" % (LOG_PREFIX, time.monotonic() - _t0, line))
         sys.stdout.flush()
     except OSError:
         pass        # the reader is gone (a killed test runner): carry on cleaning up

@@ -112,7 +112,72 @@ def _detach():
     os._exit(code if code >= 0 else 128 - code)
 
 
-def run(fn, name, description):
+class Session:
+    """A TAP report of several checks run against one set-up (runner.run_session)."""
+
+    def __init__(self, name, checks):
+        self.name, self.checks = name, checks
+        self.number = 0
+
+    def emit(self, ok, what, directive=""):
+        self.number += 1
+        sys.stdout.write("%s %d - %s%s\n" % ("ok" if ok else "not ok", self.number, what,
+                                             (" # " + directive) if directive else ""))
+        sys.stdout.flush()
+
+
+def run_session(name, description, setup, checks):
+    """Run `checks`, [(check name, fn(t, session))], one after another
+    against the one set-up `setup(t)` (a context manager whose value is
+    handed to each), and report each as a TAP line (meson protocol 'tap');
+    a last line, `<name>/session`, reports the set-up's end and the
+    leftover check. Log lines become TAP comments. A failed check does not
+    stop the others; one that leaves the set-up unusable (an exception
+    other than a failed check) fails the ones after it too; one that
+    raises env.Skip is reported `ok ... # SKIP <why>`.
+
+    Exit codes as run()'s: meson takes a TAP test's non-zero exit for an
+    error beside its failed lines, as for the vm suite's boots. With
+    AFXDP_TAP=1 (meson on the host) a skip is TAP's `1..0 # SKIP`, exit 0."""
+    env.LOG_PREFIX = "# "
+    sess = Session(name, checks)
+
+    def main(t):
+        with setup(t) as ctx:
+            broken = None
+            for cname, fn in checks:
+                sub = Test("%s/%s" % (name, cname))
+                skipped = None
+                if broken:
+                    sub.failures.append("not run: %s" % broken)
+                else:
+                    try:
+                        fn(sub, ctx)
+                    except env.Failure as e:
+                        if not sub.failures:
+                            sub.failures.append(str(e).splitlines()[0])
+                    except env.Skip as e:
+                        skipped = str(e)
+                        env.log("SKIP %s/%s: %s" % (name, cname, e))
+                    except cleanup.Interrupted:
+                        raise
+                    except Exception as e:
+                        env.log(traceback.format_exc())
+                        broken = "%s: %s" % (cname, str(e).splitlines()[0] if str(e) else
+                                             type(e).__name__)
+                        sub.failures.append(broken)
+                sess.emit(not sub.failures, "%s/%s" % (name, cname),
+                          "; ".join(sub.failures)[:300] if sub.failures else
+                          "SKIP %s" % skipped if skipped else "")
+                t.failures += ["%s: %s" % (cname, f) for f in sub.failures]
+            if broken:
+                raise env.HarnessError(broken)
+            t.failures_before_session_end = len(t.failures)
+
+    run(main, name, description, session=sess)
+
+
+def run(fn, name, description, session=None):
     _detach()
     cleanup.install()
     rid = env.run_id()
@@ -185,5 +250,27 @@ def run(fn, name, description):
 
     word = {EXIT_PASS: "PASS", EXIT_FAIL: "FAIL", EXIT_SKIP: "SKIP"}.get(rc, "ERROR")
     env.log("RESULT %s: %s (%s) in %.1fs" % (word, name, reason, time.monotonic() - start))
+    if session is not None:
+        rc = _end_session(session, t, rc, reason)
     sys.stdout.flush()
     sys.exit(rc)
+
+
+def _end_session(sess, t, rc, reason):
+    """The TAP lines after the checks: the session's own, then the plan.
+    Returns the exit code."""
+    tap = os.environ.get("AFXDP_TAP") == "1"
+    if rc == EXIT_SKIP and sess.number == 0:
+        sys.stdout.write("1..0 # SKIP %s\n" % reason)
+        return EXIT_PASS if tap else rc
+    # What failed besides the checks (their failures are in t.failures
+    # first): the set-up, the clean-up, the leftover check.
+    checked = getattr(t, "failures_before_session_end", None)
+    own = t.failures[checked:] if checked is not None else t.failures
+    ok = rc == EXIT_PASS or (rc == EXIT_FAIL and checked is not None and not own
+                             and "left behind" not in reason)
+    sess.emit(ok, "%s/session" % sess.name, "" if ok else reason[:300])
+    for cname, _ in sess.checks[sess.number - 1:]:
+        sess.emit(False, "%s/%s" % (sess.name, cname), "not run")
+    sys.stdout.write("1..%d\n" % sess.number)
+    return rc

@@ -296,20 +296,21 @@ class TestPmd:
         self._close_pty()
         return self.returncode, self.transcript[start:]
 
-    def wait_output(self, pattern, count, timeout=20, settle=0.5):
+    def wait_output(self, pattern, count, timeout=20, settle=0.5, since=None):
         """Read (sending nothing) until `pattern` has matched `count` times in
-        the output since the last command, then until testpmd has been quiet
-        for `settle` seconds; returns all matches. For output the forwarding
-        lcores print on their own (`set verbose 1`). The deadline only guards
-        against a hang.
+        the output since the last command (or since transcript position
+        `since`), then until testpmd has been quiet for `settle` seconds;
+        returns all matches. For output the forwarding lcores print on their
+        own (`set verbose 1`). The deadline only guards against a hang.
 
         Send no command while such output flows: the line editor writes its
         prompt one character at a time and the lcores' lines land in the
         middle of it, so the prompt may never be recognised. Waiting here for
         the quiet period is what makes the next command safe."""
         rx = re.compile(pattern)
+        since = self._pos if since is None else since
         deadline = env.deadline(timeout)
-        while len(rx.findall(self.transcript, self._pos)) < count:
+        while len(rx.findall(self.transcript, since)) < count:
             if time.monotonic() > deadline or not self._read_some(0.2):
                 break
         quiet_since, size = time.monotonic(), len(self.transcript)
@@ -318,7 +319,15 @@ class TestPmd:
                 break
             if len(self.transcript) != size:
                 quiet_since, size = time.monotonic(), len(self.transcript)
-        return rx.findall(self.transcript, self._pos)
+        return rx.findall(self.transcript, since)
+
+    def drain(self):
+        """Read what testpmd has printed so far (sending nothing); the
+        transcript's length after."""
+        while self.master is not None and select.select([self.master], [], [], 0)[0]:
+            if not self._read_some(0):
+                break
+        return len(self.transcript)
 
     def kill(self):
         """End testpmd: `quit` first (testpmd closes its ports, so the driver

@@ -10,7 +10,8 @@ very long strings, among valid devargs on a real veth.
 Each runs as `dpdk-testpmd <EAL options> --vdev net_af_xdp0,<devargs> --
 --help`: EAL probes the device exactly as for any testpmd run (the probe is
 part of rte_eal_init()), then testpmd prints its usage and exits before
-creating a mempool, a fifth of a second a run. That it is the same probe is
+creating a mempool, a fifth of a second a run, half of it asleep (EAL's TSC
+estimate): JOBS run at a time. That it is the same probe is
 checked first: for a few rows of SAME_PATH, the driver's lines of this run
 and of an interactive testpmd's start-up are the same.
 
@@ -26,9 +27,11 @@ counts what was accepted and refused, and the most common reasons.
 """
 
 import collections
+import os
 import random
 import re
 import subprocess
+import time
 
 from afxdp_test import cleanup, env, runner, testpmd, topo
 
@@ -36,6 +39,9 @@ SEED = 10
 RANDOM_CASES = 300
 PROBE_DEADLINE = 20          # seconds: only against a hang
 MEM_MB = 64                  # EAL memory: no mempool is created
+JOBS = 2                     # probes at a time: the machine has 2 cores, and a
+                             # probe sleeps 0.1 s of its 0.2 (EAL's TSC estimate)
+POLL = 0.01                  # seconds between looks at the running probes
 ACCEPTED = "port 0 on %s"
 REFUSED = "No probed ethernet devices"
 BANNER = "probed by af_xdp_direct"
@@ -176,42 +182,84 @@ def show(text, limit=160):
     return s if len(s) <= limit else s[:limit] + "...(%d characters)" % len(s)
 
 
-def probe_help(dut, iface, devargs):
-    """testpmd -- --help: (outcome, driver lines, output) with outcome one of
-    accepted, refused, crash (signal N), hang, unclear."""
-    prefix = testpmd.new_file_prefix()
-    vdev = "net_af_xdp0" + ("," + devargs if devargs else "")
-    argv = ([env.testpmd_path()]
-            + testpmd.eal_args(dut, [vdev], file_prefix=prefix, mem_mb=MEM_MB,
-                               extra=[testpmd.LOG_INFO])
-            + ["--", "--help"])
+class Probe:
+    """One `testpmd ... -- --help` run, started in the background; its output
+    goes to a file of the run (no pipe to drain while others run)."""
+
+    def __init__(self, dut, iface, devargs):
+        self.iface, self.devargs = iface, devargs
+        self.prefix = testpmd.new_file_prefix()
+        vdev = "net_af_xdp0" + ("," + devargs if devargs else "")
+        argv = ([env.testpmd_path()]
+                + testpmd.eal_args(dut, [vdev], file_prefix=self.prefix, mem_mb=MEM_MB,
+                                   extra=[testpmd.LOG_INFO])
+                + ["--", "--help"])
+        self.path = os.path.join(env.run_dir(), "probe-%s.out" % self.prefix)
+        self.out_file = open(self.path, "wb")
+        self.proc = env.popen(argv, ns=dut.name, register=False, stdout=self.out_file,
+                              stderr=subprocess.STDOUT)
+        self.deadline = env.deadline(PROBE_DEADLINE)
+        self.hung = False
+
+    def done(self):
+        """True once it has exited (or, past its deadline, been ended: a hang)."""
+        if self.proc.poll() is not None:
+            return True
+        if time.monotonic() > self.deadline:
+            env.end_process(self.proc)
+            self.hung = True
+            return True
+        return False
+
+    def end(self):
+        env.end_process(self.proc)
+
+    def result(self):
+        """(outcome, driver lines, output) with outcome one of accepted,
+        refused, crash (signal N), hang, unclear."""
+        self.out_file.close()
+        testpmd.remove_runtime_dir(self.prefix)
+        with open(self.path, "rb") as f:
+            out = f.read().decode("utf-8", "surrogateescape")
+        os.unlink(self.path)
+        lines = probe_lines(out)
+        rc = self.proc.returncode
+        if self.hung:
+            outcome = "hang"
+        elif rc < 0:
+            outcome = "crash (signal %d)" % -rc
+        elif REFUSED in out:
+            outcome = "refused" if any(BANNER not in ln for ln in lines) else "unclear"
+        elif any(ACCEPTED % self.iface in ln for ln in lines):
+            outcome = "accepted"
+        else:
+            outcome = "unclear"
+        return outcome, lines, out
+
+
+def probe_all(dut, iface, devargs_list, jobs=JOBS):
+    """Probe each devargs string (testpmd -- --help), `jobs` at a time (the
+    probes share nothing but the interface, which a probe only looks up);
+    [(outcome, driver lines, output)] in the order given."""
+    results = [None] * len(devargs_list)
+    running = {}                # index -> Probe
+    todo = list(enumerate(devargs_list))
     with env.signals_deferred():
-        p = env.popen(argv, ns=dut.name, register=False, stdout=subprocess.PIPE,
-                      stderr=subprocess.STDOUT)
-        undo = cleanup.push("probe of %s" % prefix, lambda: env.end_process(p))
-    hung = False
+        undo = cleanup.push("devargs probes", lambda: [p.end() for p in running.values()])
     try:
-        raw, _ = p.communicate(timeout=env.scaled(PROBE_DEADLINE))
-    except subprocess.TimeoutExpired:
-        env.end_process(p)
-        raw, _ = p.communicate()
-        hung = True
+        while todo or running:
+            while todo and len(running) < jobs:
+                i, devargs = todo.pop(0)
+                with env.signals_deferred():
+                    running[i] = Probe(dut, iface, devargs)
+            finished = [i for i, p in running.items() if p.done()]
+            for i in finished:
+                results[i] = running.pop(i).result()
+            if not finished:
+                time.sleep(POLL)
     finally:
         cleanup.release(undo)
-        testpmd.remove_runtime_dir(prefix)
-    out = raw.decode("utf-8", "surrogateescape")
-    lines = probe_lines(out)
-    if hung:
-        outcome = "hang"
-    elif p.returncode < 0:
-        outcome = "crash (signal %d)" % -p.returncode
-    elif REFUSED in out:
-        outcome = "refused" if any(BANNER not in ln for ln in lines) else "unclear"
-    elif any(ACCEPTED % iface in ln for ln in lines):
-        outcome = "accepted"
-    else:
-        outcome = "unclear"
-    return outcome, lines, out
+    return results
 
 
 def probe_lines(out):
@@ -226,10 +274,11 @@ def probe_lines(out):
     return lines
 
 
-def check_same_path(t, dut, iface):
-    """--help runs the probe of an interactive testpmd: the same lines."""
-    for devargs in (d.replace("{iface}", iface) for d in SAME_PATH):
-        _, with_help, _ = probe_help(dut, iface, devargs)
+def check_same_path(t, dut, iface, probed):
+    """--help runs the probe of an interactive testpmd: the same lines.
+    `probed`: probe_all's results for SAME_PATH."""
+    for devargs, (_, with_help, _) in zip((d.replace("{iface}", iface) for d in SAME_PATH),
+                                          probed):
         vdev = "net_af_xdp0," + devargs
         tp = testpmd.TestPmd(dut, [vdev], eal_extra=[testpmd.LOG_INFO],
                              label="testpmd[%s]" % show(devargs))
@@ -251,12 +300,12 @@ def check_same_path(t, dut, iface):
                                                       "\n  ".join(interactive)))
 
 
-def check_named(t, dut, iface):
+def check_named(t, iface, probed):
     """Each NAMED row is refused with a line of the driver's naming what is
-    wrong (not only its echo of the whole devargs string)."""
-    for devargs, name in NAMED:
+    wrong (not only its echo of the whole devargs string). `probed`:
+    probe_all's results for NAMED."""
+    for (devargs, name), (outcome, lines, _) in zip(NAMED, probed):
         devargs = devargs.replace("{iface}", iface)
-        outcome, lines, _ = probe_help(dut, iface, devargs)
         echo = devargs if "," in devargs else None      # the whole string, not a pair
         why = [ln for ln in lines
                if BANNER not in ln and name in (ln.replace(echo, "") if echo else ln)]
@@ -273,15 +322,21 @@ def main(t):
         dut, gen = net.netns("dut"), net.netns("gen")
         port, _ = net.veth(dut, "d0", gen, "g0")
         flags = iface_flags(port)
-        check_same_path(t, dut, port.name)
-        check_named(t, dut, port.name)
-
         cases = generate(port.name)
+        same = [d.replace("{iface}", port.name) for d in SAME_PATH]
+        named = [d.replace("{iface}", port.name) for d, _ in NAMED]
+        t0 = time.monotonic()
+        probed = probe_all(dut, port.name, same + named + [d for d, _ in cases])
+        env.log("%d probes, %d at a time, in %.1f s" % (len(probed), JOBS,
+                                                        time.monotonic() - t0))
+        check_same_path(t, dut, port.name, probed[:len(same)])
+        check_named(t, port.name, probed[len(same):len(same) + len(named)])
+
         outcomes = collections.Counter()
         reasons = collections.Counter()
         bad = []
-        for i, (devargs, want) in enumerate(cases):
-            outcome, lines, out = probe_help(dut, port.name, devargs)
+        for i, ((devargs, want), (outcome, lines, out)) in enumerate(
+                zip(cases, probed[len(same) + len(named):])):
             outcomes[outcome] += 1
             if outcome == "refused":
                 why = [ln for ln in lines if BANNER not in ln][0]

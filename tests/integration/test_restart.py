@@ -3,7 +3,8 @@
 """restart: port stop/start under traffic: frames to the kernel while stopped; no leak.
 
 testpmd rxonly on a veth; the peer sends a paced background stream of UDP
-frames (BACKGROUND_RATE per second) through every stop and start. Each cycle:
+frames (BACKGROUND_RATE per second) through every stop and start. Each cycle
+(afxdp_test.cycles, the restart tests' one loop, with this test's hooks):
   1. background frames are arriving (RX-packets grows); `stop` (forwarding:
      testpmd stops a port only when it is not forwarding) and `port stop 0`
      while they still arrive;
@@ -34,7 +35,7 @@ yet taken from the Rx ring, or (Tx, not used by rxonly) queued for sending.
     value is a leak; a higher one, mbufs the fill ring lost.
 """
 
-from afxdp_test import env, runner, testpmd, topo, traffic
+from afxdp_test import cycles, env, runner, testpmd, topo, traffic
 
 CYCLES = 5
 BACKGROUND_RATE = 2000       # frames/s: enough to be mid-flight at every stop/start
@@ -49,37 +50,49 @@ def rx(tp):
     return tp.port_stats(0)["RX-packets"]
 
 
-def one_cycle(t, tp, port, peer, pool, size, i):
-    what = "cycle %d" % i
-    with traffic.Background(peer, port.mac, BACKGROUND_RATE, kind="udp",
-                            sizes=BACKGROUND_SIZES, stream="background-%d" % i):
+def hooks(t, tp, port, peer, pool, size):
+    """The checks of each cycle, for afxdp_test.cycles (steps 1-3 above)."""
+    def what(i):
+        return "cycle %d" % i
+
+    def around(i):
+        return traffic.Background(peer, port.mac, BACKGROUND_RATE, kind="udp",
+                                  sizes=BACKGROUND_SIZES, stream="background-%d" % i)
+
+    def before_stop(i):
         base = rx(tp)
         t.require(tp.wait_rx_growth(base) > base,
-                  "%s: background frames arrive before the stop" % what)
-        tp.cmd("stop")
-        tp.cmd("port stop 0")
-        t.equal(port.xdp_word(), None, "%s: XDP attachment `ip link` shows while stopped" % what)
+                  "%s: background frames arrive before the stop" % what(i))
+
+    def stopped(i):
+        t.equal(port.xdp_word(), None, "%s: XDP attachment `ip link` shows while stopped"
+                % what(i))
         mp = tp.mempool(pool)
         t.equal(mp["avail"], size, "%s: mbufs available while stopped (common pool %d + "
-                "caches %d), of %d" % (what, mp["common_pool_count"], mp["total_cache_count"],
-                                       size))
+                "caches %d), of %d" % (what(i), mp["common_pool_count"],
+                                       mp["total_cache_count"], size))
         with traffic.Capture(port, src=peer.mac, dst=port.mac, count=FRAMES, sizes=SIZES,
                              stream="stopped-%d" % i) as cap:
             traffic.send(peer, port.mac, FRAMES, SIZES, stream="stopped-%d" % i)
         t.check(traffic.all_intact(cap.result), "%s: the kernel stack got the frames sent "
-                "while stopped: %s" % (what, traffic.summary(cap.result)))
-        tp.cmd("port start 0")
+                "while stopped: %s" % (what(i), traffic.summary(cap.result)))
+
+    def started(i):
         t.check(port.xdp_word() is not None, "%s: an XDP program is attached after `port "
-                "start 0`: %s" % (what, port.xdp_word()))
-        tp.cmd("start")
+                "start 0`: %s" % (what(i), port.xdp_word()))
         base = rx(tp)
         t.check(tp.wait_rx_growth(base) > base, "%s: background frames arrive after the "
-                "restart" % what)
-    before = tp.wait_rx_quiet()
-    traffic.send(peer, port.mac, FRAMES, SIZES, stream="started-%d" % i)
-    st = tp.wait_rx(0, before + FRAMES)
-    t.equal(st["RX-packets"] - before, FRAMES, "%s: RX-packets of the frames sent after the "
-            "restart" % what)
+                "restart" % what(i))
+
+    def after(i):
+        before = tp.wait_rx_quiet()
+        traffic.send(peer, port.mac, FRAMES, SIZES, stream="started-%d" % i)
+        st = tp.wait_rx(0, before + FRAMES)
+        t.equal(st["RX-packets"] - before, FRAMES, "%s: RX-packets of the frames sent after "
+                "the restart" % what(i))
+
+    return cycles.Hooks(around=around, before_stop=before_stop, stopped=stopped,
+                        started=started, after=after)
 
 
 def main(t):
@@ -94,8 +107,10 @@ def main(t):
             env.log("pool %s: %d mbufs, cache size %d; started, before any traffic: %d "
                     "available (%d held by the port)" % (pool, size, first["cache_size"],
                                                          first["avail"], size - first["avail"]))
-            for i in range(1, CYCLES + 1):
-                one_cycle(t, tp, port, peer, pool, size, i)
+            res = cycles.run(tp, CYCLES, forwarding=True,
+                             hooks=hooks(t, tp, port, peer, pool, size))
+            t.check(res.all_ok(), "port 0 stopped and started %d times: %s" % (CYCLES, res),
+                    "\n".join(res.reasons))
             tp.wait_rx_quiet()
             last = tp.mempool(pool)
             diff = last["avail"] - first["avail"]

@@ -28,7 +28,7 @@ ring, and after 6 or 7 restarts `port start 0` failed for want of mbufs.
 
 import re
 
-from afxdp_test import bpf, cleanup, dpdk_output, env, runner, state, testpmd, topo, traffic
+from afxdp_test import bpf, cleanup, cycles, env, runner, state, testpmd, topo, traffic
 
 OBJ = "xdp_ethertype"
 CYCLES = 9                   # 16384 mbufs: 8 fill rings of 2048
@@ -44,22 +44,20 @@ def rx_ring_size(tp):
     return int(m.group(1))
 
 
-def cycles(t, tp, what, pool, want_stopped):
-    """`port stop 0` / `port start 0` CYCLES times; stop at the first failed start."""
-    for i in range(1, CYCLES + 1):
-        tp.cmd("port stop 0")
+def stop_start(t, tp, what, pool, want_stopped):
+    """`port stop 0` / `port start 0` CYCLES times (afxdp_test.cycles), the
+    mbufs checked while stopped; stop at the first failed start."""
+    def stopped(i):
         avail = tp.mempool(pool)["avail"]
-        ok = t.check(avail == want_stopped, "%s, cycle %d: mbufs available while port 0 is "
-                     "stopped: %d (expected %d)" % (what, i, avail, want_stopped))
-        out = tp.cmd("port start 0")
-        started = "Fail to start port" not in out
-        t.check(started, "%s, cycle %d: port 0 starts again" % (what, i),
-                "\n".join(dpdk_output.problem_lines(out)))
-        if not started:
-            return False
-        if not ok:
+        if not t.check(avail == want_stopped, "%s, cycle %d: mbufs available while port 0 is "
+                       "stopped: %d (expected %d)" % (what, i, avail, want_stopped)):
             env.log("(%d mbufs missing so far)" % (want_stopped - avail))
-    return True
+
+    res = cycles.run(tp, CYCLES, hooks=cycles.Hooks(stopped=stopped), stop_on_failure=True)
+    env.log("%s: %s" % (what, res))
+    t.check(res.all_ok(), "%s: port 0 starts again in each of %d cycles: %s" % (what, CYCLES, res),
+            "\n".join(res.reasons))
+    return res.all_ok()
 
 
 def receive(t, tp, port, peer, what, stream, map_path=None):
@@ -88,7 +86,7 @@ def pinned(t, net, dut, port, peer, obj):
             pool = tp.mempool("mb_pool_0")
             env.log("%s: pool of %d mbufs, %d available with port 0 started"
                     % (what, pool["size"], pool["avail"]))
-            if cycles(t, tp, what, "mb_pool_0", pool["size"]):
+            if stop_start(t, tp, what, "mb_pool_0", pool["size"]):
                 receive(t, tp, port, peer, what, "pinned", prog.map_path("xsks_map"))
             rc, _ = tp.quit()
             t.equal(rc, 0, "%s: exit code after quit" % tp.label)
@@ -107,7 +105,7 @@ def same_iface(t, net, dut, port, peer, redirect):
         ring = rx_ring_size(tp)
         env.log("%s: pool of %d mbufs, %d available with both ports started, fill rings of %d"
                 % (what, pool["size"], pool["avail"], ring))
-        cycles(t, tp, what, "mb_pool_0", pool["size"] - ring)
+        stop_start(t, tp, what, "mb_pool_0", pool["size"] - ring)
         t.quit_testpmd(tp, net)
 
 

@@ -10,7 +10,8 @@ which is what the driver must reclaim at stop).
 
   1. Stopped once before the cycles: every mbuf of the pool is available
      (`dump_mempool`, common pool + lcore caches), exactly the pool's size.
-  2. The cycles, `stop`, `port stop 0`, `port start 0`, `start` each, go to
+  2. The cycles (afxdp_test.cycles, the restart tests' one loop), `stop`,
+     `port stop 0`, `port start 0`, `start` each, go to
      testpmd in files of BATCH cycles read by its `load` command (one
      round trip per file, not four per cycle: under an emulated CPU that is
      what makes hundreds affordable); testpmd runs with --disable-link-check
@@ -28,26 +29,18 @@ logged (seconds per cycle), never asserted.
 """
 
 import os
-import re
-import time
 
-from afxdp_test import env, runner, testpmd, topo, traffic
+from afxdp_test import cycles, env, runner, testpmd, topo, traffic
 
 CYCLES = int(os.environ.get("AFXDP_SOAK_CYCLES") or 500)
 # Twice the fill ring (2048) with room for the lcore caches: each start
 # registers the pool as the UMEM, pinning its pages, which costs by its size.
 MBUFS = 4608
 BATCH = 50                   # cycles per file given to `load`
-BATCH_TIMEOUT = 300          # seconds per file: only against a hang
 BACKGROUND_RATE = 1000       # frames/s
 BACKGROUND_SIZES = [128, 1000]
 SIZES = [60, 512, 1500]
 FRAMES = 150                 # raw frames after the soak: fewer than a ring holds
-CYCLE_COMMANDS = ("stop", "port stop 0", "port start 0", "start")
-# What testpmd prints for each stop and for each successful start (`load`
-# does not echo the commands it reads).
-STOPPED = re.compile(r"^Stopping ports\.\.\.$", re.M)
-STARTED = re.compile(r"^Port 0: [0-9A-F]{2}(:[0-9A-F]{2}){5}$", re.M)
 
 
 def rx(tp):
@@ -64,33 +57,12 @@ def stopped_avail(tp, pool):
     return mp
 
 
-def run_batch(tp, path, n):
-    """n cycles through one `load`; (seconds, failed starts, stops, starts)."""
-    with open(path, "w") as f:
-        f.write("\n".join(CYCLE_COMMANDS * n) + "\n")
-    t0 = time.monotonic()
-    out = tp.cmd("load %s" % path, timeout=BATCH_TIMEOUT)
-    took = time.monotonic() - t0
-    return (took, out.count("Fail to start port"), len(STOPPED.findall(out)),
-            len(STARTED.findall(out)))
-
-
 def soak(t, tp):
-    path = os.path.join(env.run_dir(), "soak-cycles.txt")
-    done, failed, seconds = 0, 0, 0.0
-    while done < CYCLES:
-        n = min(BATCH, CYCLES - done)
-        took, fail, stops, starts = run_batch(tp, path, n)
-        done += n
-        failed += fail
-        seconds += took
-        env.log("cycles %d..%d: %.1f s (%.2f s a cycle), %d failed starts"
-                % (done - n + 1, done, took, took / n, fail))
-        t.require(stops == n and starts == n, "cycles %d..%d: testpmd stopped the port "
-                  "%d times and started it %d times, of %d" % (done - n + 1, done, stops,
-                                                              starts, n))
-    env.log("%d cycles in %.1f s: %.2f s a cycle" % (CYCLES, seconds, seconds / CYCLES))
-    t.equal(failed, 0, "port starts that failed in %d stop/start cycles" % CYCLES)
+    res = cycles.run(tp, CYCLES, forwarding=True, batch=BATCH)
+    env.log("%s: %.2f s a cycle" % (res, res.seconds / CYCLES))
+    t.equal((res.stops, res.starts), (CYCLES, CYCLES), "testpmd stopped the port and started "
+            "it (times), of %d cycles" % CYCLES)
+    t.equal(res.failed, 0, "port starts that failed in %d stop/start cycles" % CYCLES)
 
 
 def main(t):
