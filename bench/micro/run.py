@@ -35,16 +35,27 @@ def mb_args(frame):
     return [] if frame is None else ["--multi-buffer", "--frame", str(frame)]
 
 
-def callgrind_ipp(binary, build, bursts, burst, frame=None, meta=False):
+# The bursts of ports with Rx offloads: bench_rx's option --rx-<name> and
+# the function's infix, and what the table calls them.
+OFFLOADS = (("meta", "Rx offloads from the XDP metadata (RSS hash and VLAN strip)"),
+            ("cksum", "the IPv4 header checksum checked (RTE_ETH_RX_OFFLOAD_IPV4_CKSUM)"))
+
+
+def offload_args(offload):
+    return [] if offload is None else ["--rx-" + offload]
+
+
+def callgrind_ipp(binary, build, bursts, burst, frame=None, offload=None):
     """Instructions per packet inside the burst function (inclusive); with
     frame, of the multi-buffer burst for frames of that many bytes; with
-    meta, of the burst of a port with Rx offloads (RSS hash, VLAN strip)."""
+    offload (an OFFLOADS name), of the burst of a port with those Rx
+    offloads."""
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "callgrind.out")
         cmd = ["valgrind", "--tool=callgrind", "--collect-atstart=no",
                "--callgrind-out-file=" + out, binary, "--build", build,
                "--bursts", str(bursts), "--burst", str(burst)] + mb_args(frame)
-        cmd += ["--rx-meta"] if meta else []
+        cmd += offload_args(offload)
         res = subprocess.run(cmd, capture_output=True, text=True, check=False)
         if res.returncode != 0:
             sys.exit("callgrind run failed:\n" + res.stderr[-2000:])
@@ -54,8 +65,8 @@ def callgrind_ipp(binary, build, bursts, burst, frame=None, meta=False):
         fn = BUILD_FUNCTIONS[build]
         if frame is not None:
             fn = fn.replace("af_xdp_rx_burst_", "af_xdp_rx_burst_multi_buffer_")
-        if meta:
-            fn = fn.replace("af_xdp_rx_burst_", "af_xdp_rx_burst_meta_")
+        if offload is not None:
+            fn = fn.replace("af_xdp_rx_burst_", "af_xdp_rx_burst_%s_" % offload)
         m = re.search(r"^\s*([\d,]+) \([^)]*\)\s+\S*:%s\b" % fn, ann, re.M)
         if m is None:
             sys.exit("no %s in the callgrind profile" % fn)
@@ -65,19 +76,19 @@ def callgrind_ipp(binary, build, bursts, burst, frame=None, meta=False):
 def callgrind_all(binary, builds, bursts, burst, jobs=2):
     """Every callgrind figure the tables print, JOBS runs at a time (an
     instruction count does not depend on what else runs; valgrind's start
-    is most of a run's time): {(build, frame, meta): instructions/packet}."""
-    keys = [(b, None, False) for b in builds]
-    keys += [(b, f, False) for b in builds for f in MULTI_BUFFER_FRAMES]
-    keys += [(b, None, True) for b in builds]
+    is most of a run's time): {(build, frame, offload): instructions/packet}."""
+    keys = [(b, None, None) for b in builds]
+    keys += [(b, f, None) for b in builds for f in MULTI_BUFFER_FRAMES]
+    keys += [(b, None, o) for b in builds for o, _ in OFFLOADS]
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
         futures = {k: pool.submit(callgrind_ipp, binary, k[0], bursts, burst, k[1], k[2])
                    for k in keys}
         return {k: f.result() for k, f in futures.items()}
 
 
-def native_cpp(binary, build, bursts, burst, huge_dir=None, frame=None, meta=False):
+def native_cpp(binary, build, bursts, burst, huge_dir=None, frame=None, offload=None):
     cmd = [binary, "--build", build, "--bursts", str(bursts), "--burst", str(burst)]
-    cmd += mb_args(frame) + (["--rx-meta"] if meta else [])
+    cmd += mb_args(frame) + offload_args(offload)
     if huge_dir:
         cmd += ["--huge-dir", huge_dir]
     res = subprocess.run(cmd, capture_output=True, text=True, check=True)
@@ -124,7 +135,7 @@ def main():
           "| vs target %.0f (aim %.0f) |" % (huge, TARGET_MAX, TARGET_AIM))
     print("| --- | --- | --- |%s --- |" % (" --- |" if huge else ""))
     for build in builds:
-        ipp = ipps[(build, None, False)]
+        ipp = ipps[(build, None, None)]
         cells = [spread([native_cpp(args.binary, build, args.bursts, args.burst)
                          for _ in range(args.runs)])]
         if args.huge_dir:
@@ -141,22 +152,22 @@ def main():
     print("| --- | --- | --- | --- |")
     for build in builds:
         for frame in MULTI_BUFFER_FRAMES:
-            ipp = ipps[(build, frame, False)]
+            ipp = ipps[(build, frame, None)]
             cpp = spread([native_cpp(args.binary, build, args.bursts // 10, args.burst,
                                      frame=frame) for _ in range(args.runs)])
             print("| %s, multi-buffer | %d bytes | %.2f | %s |" % (build, frame, ipp, cpp))
     print()
-    print("The burst of a port with Rx offloads (RSS hash and VLAN strip from the XDP")
-    print("metadata), per packet, against the burst without:")
+    print("The bursts of ports with Rx offloads, per packet, against the burst without:")
     print()
-    print("| build | instructions/packet (callgrind) | more than without | TSC cycles/packet on 4 KB pages |")
-    print("| --- | --- | --- | --- |")
+    print("| build | Rx offloads | instructions/packet (callgrind) | more than without | TSC cycles/packet on 4 KB pages |")
+    print("| --- | --- | --- | --- | --- |")
     for build in builds:
-        plain = ipps[(build, None, False)]
-        ipp = ipps[(build, None, True)]
-        cpp = spread([native_cpp(args.binary, build, args.bursts, args.burst, meta=True)
-                      for _ in range(args.runs)])
-        print("| %s, rx offloads | %.2f | %+.2f | %s |" % (build, ipp, ipp - plain, cpp))
+        plain = ipps[(build, None, None)]
+        for offload, what in OFFLOADS:
+            ipp = ipps[(build, None, offload)]
+            cpp = spread([native_cpp(args.binary, build, args.bursts, args.burst,
+                                     offload=offload) for _ in range(args.runs)])
+            print("| %s | %s | %.2f | %+.2f | %s |" % (build, what, ipp, ipp - plain, cpp))
     return 0
 
 
