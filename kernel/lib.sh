@@ -36,8 +36,8 @@ kernel_src_version() {
 #   a-xsk-rx-batch   the upstream candidate: batched XSKMAP receive, no UAPI
 #   b-redirect-xsk   the seed's bpf_redirect_xsk() / XDP_REDIRECT_XSK
 #   c-veth-zc        zero-copy AF_XDP on veth (applies on a+b today)
-#   d-measurement    measurement-only: the net.core.xsk_rx_batch switch and
-#                    the busy-poll NAPI id fix, both to go
+# The measurement's baseline is the same source and configuration without
+# any of them (build.sh --unpatched).
 # Each has a cover letter (0000), which is not a patch.
 kernel_layers() {
 	local d
