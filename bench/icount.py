@@ -1,12 +1,17 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 """Guest instructions per frame, in the VM under qemu -icount: testpmd rxonly
-and io with (a) Debian's stock net_af_xdp in copy mode and the kernel's
-per-frame receive, (b) ours in copy mode, batched, (c) ours in zero-copy with
-redirect=direct; the kernel's XDP_DROP (the receive baseline) and DEVMAP
-redirect (the floor). bench/benchlib/icount.py says what is counted.
+and io with (a) Debian's stock net_af_xdp in copy mode, (b) ours in copy
+mode, batched, (c) ours in zero-copy with redirect=direct; the kernel's
+XDP_DROP (the receive baseline) and DEVMAP redirect (the floor).
+bench/benchlib/icount.py says what is counted.
 
     kernel/bench.sh --testpmd [options]     (boots the VM with -icount shift=0)
+
+kernel/bench.sh runs the (a) rows on the unpatched kernel (its per-frame
+receive, as stock 6.12), then the others on the patched one with
+--reference naming the first run's icount.json: the table takes the (a)
+rows, and the ratios against them, from there.
 
 Inside the VM only (it refuses to run elsewhere: without -icount the figures
 would be TCG's host time). Options below; the rounds are interleaved (every
@@ -54,6 +59,9 @@ def options(argv):
                     help="one topology for all rows, not one per row (rows after rows on the"
                          " same veths, as testpmd restarted on them)")
     ap.add_argument("--out", default=None, help="results directory (default $AFXDP_VM_RESULTS)")
+    ap.add_argument("--reference", default=None,
+                    help="icount.json of a run on the unpatched kernel: its (a) rows go into"
+                         " the table as the reference")
     a = ap.parse_args(argv)
     if a.rounds < 1 or a.cycle < 1 or a.cycles < 1 or a.warmup < 0:
         ap.error("--rounds, --cycle and --cycles must be at least 1, --warmup at least 0")
@@ -207,15 +215,25 @@ def main(argv):
         failed = "%s" % e
     finally:
         cleanup.ignore_signals()
-        icount.set_batching(1)
         cleanup.run_all()
         reap.remove_run_dir(rid)
     with open(os.path.join(out, "icount.json"), "w") as f:
         json.dump(rounds_rows, f, indent=1, sort_keys=True)
     summary = summarize(rounds_rows)
+    shown = rows
+    if a.reference:
+        # the (a) rows of the unpatched kernel's run, with its own xdp-drop
+        with open(a.reference) as f:
+            ref = summarize(json.load(f))
+        for r in icount.ROWS:
+            name = icount.row_name(*r)
+            if r[1] == "a" and name in ref:
+                summary[name] = ref[name]
+        shown = [r for r in icount.ROWS if r in rows or icount.row_name(*r) in ref and r[1] == "a"]
+        print("\n# (a) rows: the unpatched kernel's run (%s)" % a.reference)
     print("\n# medians over %d round(s); instructions = guest ns under -icount shift=0" %
           len(rounds_rows))
-    print(table(summary, rows))
+    print(table(summary, shown))
     print("\n# targets (reported, not asserted)")
     print(targets(summary))
     if failed:

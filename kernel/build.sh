@@ -4,17 +4,18 @@
 # build.sh [--layers <layer> | --unpatched] [--force] [--keep-tree]
 #
 # Build the patched test kernel and cache it: Debian's linux-source-6.12,
-# the layers of the series in kernel/patches/ (a-*, b-*, ... in order, each
-# on the ones before it), `make tinyconfig` + kernel/config.fragment,
-# `make bzImage`, and the series' own BPF selftests from the same tree
-# (build-selftest.sh: a test_progs of only those). The image and test_progs
+# the layers of the series in kernel/patches/ (in the order of
+# kernel/patches/layers: a, c, b, each on the ones before it),
+# `make tinyconfig` + kernel/config.fragment, `make bzImage`, and the
+# series' own BPF selftests from the same tree (build-selftest.sh: a
+# test_progs of only those). The image and test_progs
 # are cached under a hash of (source package version, fragment, patches,
 # recipe), so a second run with the same inputs costs seconds. Prints where
 # the image is, on the last line of output.
 #
 #   --layers L   only the layers up to and including L (its letter, e.g.
-#                `--layers a` for the upstream candidate alone, `--layers b`
-#                for a+b), to check that each builds on the ones below it;
+#                `--layers a` for the upstream candidate alone, `--layers c`
+#                for a+c), to check that each builds on the ones below it;
 #                the image is cached under its own key but is not the one
 #                vm-run.sh boots (AFXDP_VM_KERNEL=<its bzImage> does)
 #   --unpatched  the same source and configuration without the series: the
@@ -40,7 +41,7 @@ while [ $# -gt 0 ]; do
 	shift
 	case "$arg" in
 	--layers)
-		[ $# -gt 0 ] || die "--layers needs a layer (a, b, ...)"
+		[ $# -gt 0 ] || die "--layers needs a layer (a, c, b)"
 		top=$1
 		shift
 		;;

@@ -31,19 +31,24 @@ kernel_src_version() {
 		awk '$1 == "install" && $3 == "installed" { print $4 }'
 }
 
-# The series comes in layers, one directory each under patches/, applied in
-# the order of their names, each on the ones before it:
+# The series comes in layers, one directory each under patches/, applied
+# in the order patches/layers lists them, each on the ones before it:
 #   a-xsk-rx-batch   the upstream candidate: batched XSKMAP receive, no UAPI
-#   b-redirect-xsk   the seed's bpf_redirect_xsk() / XDP_REDIRECT_XSK
-#   c-veth-zc        zero-copy AF_XDP on veth (applies on a+b today)
-#   d-measurement    measurement-only: the net.core.xsk_rx_batch switch and
-#                    the busy-poll NAPI id fix, both to go
-# Each has a cover letter (0000), which is not a patch.
+#   c-veth-zc        zero-copy AF_XDP on veth, on (a) alone
+#   b-redirect-xsk   the seed's bpf_redirect_xsk() / XDP_REDIRECT_XSK, on
+#                    (a)+(c) (its veth patch handles the action in the
+#                    zero-copy poll too)
+# Each has a cover letter (0000), which is not a patch. The measurement's
+# baseline is the same source and configuration without any of them
+# (build.sh --unpatched).
 kernel_layers() {
-	local d
-	for d in "$KERNEL_DIR"/patches/[a-z]-*/; do
-		[ -d "$d" ] && basename "$d"
-	done | LC_ALL=C sort
+	local l
+	[ -f "$KERNEL_DIR/patches/layers" ] || { echo "no $KERNEL_DIR/patches/layers" >&2; return 1; }
+	while read -r l; do
+		case "$l" in '' | '#'*) continue ;; esac
+		[ -d "$KERNEL_DIR/patches/$l" ] || { echo "patches/layers: no directory $l" >&2; return 1; }
+		echo "$l"
+	done <"$KERNEL_DIR/patches/layers"
 }
 
 # The layers up to and including the one named by $1 (its letter or its

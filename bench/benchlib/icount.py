@@ -38,26 +38,26 @@ show there are none).
 """
 
 import json
-import os
 import time
 
 from afxdp_test import cleanup, dpdk_output, env, topo
 
 from . import machine, parse, scenario
 
-BATCH_SYSCTL = "/proc/sys/net/core/xsk_rx_batch"
 # Guest seconds between testpmd's start and stop: it takes a cycle's frames
 # (1024 through io, ~3.4 M instructions) in a few ms.
 DRAIN_S = 0.05
 
-# The three ways of running the DPDK side. The kernel's per-frame receive
-# (xsk_rx_batch=0) is what stock 6.12 does; the batched one is patches 1-3.
+# The three ways of running the DPDK side. kernel/bench.sh --testpmd runs
+# (a) on the unpatched build of the same kernel (its per-frame receive, what
+# stock 6.12 does), (b) and (c) on the patched one (the batched receive of
+# layer a, zero-copy of layer c).
 VARIANTS = {
-    "a": {"driver": "stock", "devargs": "force_copy=1", "batch": 0,
-          "what": "Debian's stock net_af_xdp, copy mode, kernel receive per frame"},
-    "b": {"driver": "ours", "devargs": "force_copy=1", "batch": 1,
+    "a": {"driver": "stock", "devargs": "force_copy=1",
+          "what": "Debian's stock net_af_xdp, copy mode (unpatched kernel: receive per frame)"},
+    "b": {"driver": "ours", "devargs": "force_copy=1",
           "what": "ours, copy mode, batched receive (driver and kernel)"},
-    "c": {"driver": "ours", "devargs": "redirect=direct", "batch": 1, "zero_copy": True,
+    "c": {"driver": "ours", "devargs": "redirect=direct", "zero_copy": True,
           "what": "ours, zero-copy, redirect=direct"},
 }
 
@@ -68,15 +68,6 @@ ROWS = [("xdp-drop", None)] + [(c, v) for c in ("rxonly", "io") for v in "abc"] 
 
 def row_name(config, variant):
     return config if variant is None else "%s (%s)" % (config, variant)
-
-
-def set_batching(value):
-    """net.core.xsk_rx_batch (patch 10); False where the kernel lacks it."""
-    if not os.path.exists(BATCH_SYSCTL):
-        return False
-    with open(BATCH_SYSCTL, "w") as f:
-        f.write("%d\n" % value)
-    return True
 
 
 class IcountBench(scenario.Bench):
@@ -150,7 +141,7 @@ class IcountBench(scenario.Bench):
         self.log("%s: %d frames sent" % (row["row"], sent))
 
     # Each row on veths of its own (built in measure()), so that no row
-    # inherits another's state (before patches 12 and 15 zero-copy transmit
+    # inherits another's state (before layer c's patch 2 zero-copy transmit
     # stalled on a veth that had a socket before). same_veths builds them
     # once, for all rows, as a user restarting testpmd on one veth would.
     def __enter__(self):
@@ -182,7 +173,6 @@ class IcountBench(scenario.Bench):
         return row
 
     def _kernel_row(self, cfg, row):
-        set_batching(1)
         to = self.d1 if cfg["prog"] == "redirect" else None
         undo = self._attach(self.d0, cfg["prog"], to)
         try:
@@ -194,8 +184,6 @@ class IcountBench(scenario.Bench):
 
     def _testpmd_row(self, config, cfg, variant, row):
         var = VARIANTS[variant]
-        if not set_batching(var["batch"]) and var["batch"] == 0:
-            row["note"] = "no net.core.xsk_rx_batch: the kernel batches as it does"
         self.s.devargs = {var["driver"]: var["devargs"]}
         self._seq += 1
         # run_name(): <config>-<driver>-<placement>-r<round>; the variant as placement

@@ -3,11 +3,12 @@
 #
 # vm-bench.sh <xsk_bench> [xsk_bench options...]
 #
-# The benchmark's topology, inside the test VM: a veth pair xbA/xbB in the
-# initial network namespace (net.core.xsk_rx_batch exists only there, and
-# the generator's bpf_redirect() needs its target in its own namespace),
-# IPv6 off. Runs xsk_bench on it; the CSV of every window goes to the
-# results directory when there is one.
+# The benchmark's topology, inside the test VM: a veth pair xbA/xbB (the
+# generator's bpf_redirect() needs its target in its own namespace), IPv6
+# off. Runs xsk_bench on it; the CSV of every window (bench.csv) and the
+# medians (medians.csv, which kernel/bench.sh compares between the
+# unpatched and the patched kernel) go to the results directory when there
+# is one.
 
 set -u
 if [ $# -lt 1 ]; then
@@ -34,7 +35,7 @@ set +e
 
 csv=()
 if [ -n "${AFXDP_VM_RESULTS:-}" ]; then
-	csv=(--csv "$AFXDP_VM_RESULTS/bench.csv")
+	csv=(--csv "$AFXDP_VM_RESULTS/bench.csv" --medians "$AFXDP_VM_RESULTS/medians.csv")
 fi
 echo "# kernel $(uname -r), $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-)"
 "$bench" --rx-ifname xbA --tx-ifname xbB "${csv[@]}" "$@"

@@ -12,10 +12,10 @@
 # two sockets alternating and the socket changing within a NAPI poll. In
 # native (drv) mode the frames arrive as skbs (AF_PACKET), as xdp_frames one
 # per poll (BPF_PROG_RUN live frames) and in bursts of 64 per poll (the
-# kernel's batches), also with batching off (sysctl net.core.xsk_rx_batch=0)
-# and with threaded NAPI (skbs queue up between polls). zc runs the native
-# cases with the sockets in zero-copy mode (this kernel's veth, patches
-# 11-15): each frame is received into a buffer of the socket's pool. Then,
+# kernel's batches), and with threaded NAPI (skbs queue up between polls).
+# zc runs the native cases with the sockets in zero-copy mode (this
+# kernel's veth, layer c): each frame is received into a buffer of the
+# socket's pool. Then,
 # in zc mode only: frames the program passes reach the stack intact (ping,
 # its data checked) while a pool is bound; a socket closed and bound again
 # and again while frames arrive; a pool on queue 0 of a two-queue veth
@@ -24,8 +24,9 @@
 # into a slow peer (xsk_tx, next to xsk_rx): every descriptor completed and
 # every frame delivered; then, on the same veth, transmit from sockets set
 # up as DPDK's drivers do (bound before the program, preferred busy
-# polling): one bound after the earlier socket's NAPI was deleted, one
-# under which the NAPI is replaced; frames to the peer's stack, as
+# polling), bound after the earlier socket's NAPI was deleted; one (woken,
+# not busy polling) under which the NAPI is replaced; frames to the peer's
+# stack, as
 # xdp_frames, as skbs when they do not fit one in a page, and into the
 # backlog of a peer without NAPI; and no kernel warning in the log.
 #
@@ -56,14 +57,11 @@ native=0
 ns_rx=afxdp-rx-$$
 ns_tx=afxdp-tx-$$
 tmp=$(mktemp -d)
-batch_sysctl=/proc/sys/net/core/xsk_rx_batch
-batch_saved=$(cat "$batch_sysctl" 2>/dev/null)
 
 cleanup() {
 	[ -n "${rx_pid:-}" ] && kill "$rx_pid" 2>/dev/null && wait "$rx_pid" 2>/dev/null
 	ip netns del "$ns_rx" 2>/dev/null
 	ip netns del "$ns_tx" 2>/dev/null
-	[ -n "$batch_saved" ] && echo "$batch_saved" 2>/dev/null >"$batch_sysctl"
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -127,7 +125,7 @@ set_threaded() {
 	fi
 }
 
-# run_case <label> <via> <batch 0|1|-> <xsk_rx arguments...>
+# run_case <label> <via> <xsk_rx arguments...>
 # In the environment: THREADED=1: va's NAPI runs in a kernel thread, so that
 # skbs from the sender queue up between its polls. COUNT: frames instead of
 # count. DURING: a command run once the receiver is ready, before the
@@ -135,24 +133,15 @@ set_threaded() {
 # than va/vb. SENDER: a command sending the frames instead of pkt_inject,
 # called with the sender's device, the count and the run id.
 run_case() {
-	local label=$1 via=$2 batch=$3 rc before after expect_stat=0 during=0
+	local label=$1 via=$2 rc before after expect_stat=0 during=0
 	local n=${COUNT:-$count} rx_if=${RX_IF:-va} tx_if=${TX_IF:-vb}
-	shift 3
+	shift 2
 	run_id=$((run_id + 1))
 	if [ "${THREADED:-0}" = 1 ] && ! set_threaded 1; then
 		echo "FAIL $label: cannot run va's NAPI in a thread"
 		failed=$((failed + 1))
 		set_threaded 0
 		return
-	fi
-	if [ "$batch" != - ]; then
-		if [ -e "$batch_sysctl" ]; then
-			echo "$batch" >"$batch_sysctl" || { failed=$((failed + 1)); return; }
-		elif [ "$batch" = 0 ]; then
-			echo "SKIP $label: no $batch_sysctl"
-			skipped=$((skipped + 1))
-			return
-		fi
 	fi
 	echo "=== $label"
 	before=$(redirect_xsk_stat)
@@ -198,31 +187,26 @@ run_case() {
 	esac
 }
 
-run_case "$mode: bpf_redirect_map, one socket" packet - --prog map --scenario single
-run_case "$mode: bpf_redirect_xsk, one socket (direct)" packet 1 --prog xsk --scenario single
-run_case "$mode: bpf_redirect_xsk, two sockets (map fallback)" packet 1 --prog xsk --scenario shared
+run_case "$mode: bpf_redirect_map, one socket" packet --prog map --scenario single
+run_case "$mode: bpf_redirect_xsk, one socket (direct)" packet --prog xsk --scenario single
+run_case "$mode: bpf_redirect_xsk, two sockets (map fallback)" packet --prog xsk --scenario shared
 run_case "$mode: bpf_redirect_xsk, first of two sockets gone (direct to the one left)" \
-	packet 1 --prog xsk --scenario restore --other-ifname vc
-run_case "$mode: bpf_redirect_xsk, socket not in the map (nothing delivered)" packet 1 \
+	packet --prog xsk --scenario restore --other-ifname vc
+run_case "$mode: bpf_redirect_xsk, socket not in the map (nothing delivered)" packet \
 	--prog xsk --scenario absent
-run_case "$mode: bpf_redirect_map, two sockets alternating" packet 1 --prog map --scenario alternate
+run_case "$mode: bpf_redirect_map, two sockets alternating" packet --prog map --scenario alternate
 if [ "$native" = 1 ]; then
-	run_case "$mode: bpf_redirect_xsk, one socket, batching off" packet 0 --prog xsk --scenario single
-	run_case "$mode: bpf_redirect_map, one socket, xdp_frames" xdp - --prog map --scenario single
-	run_case "$mode: bpf_redirect_xsk, one socket, xdp_frames" xdp 1 --prog xsk --scenario single
-	run_case "$mode: bpf_redirect_xsk, one socket, xdp_frames, batching off" xdp 0 \
-		--prog xsk --scenario single
-	run_case "$mode: bpf_redirect_map, one socket, bursts" burst 1 --prog map --scenario single
-	run_case "$mode: bpf_redirect_map, one socket, bursts, batching off" burst 0 \
-		--prog map --scenario single
-	run_case "$mode: bpf_redirect_xsk, one socket, bursts" burst 1 --prog xsk --scenario single
-	run_case "$mode: bpf_redirect_map, two sockets alternating, bursts" burst 1 \
+	run_case "$mode: bpf_redirect_map, one socket, xdp_frames" xdp --prog map --scenario single
+	run_case "$mode: bpf_redirect_xsk, one socket, xdp_frames" xdp --prog xsk --scenario single
+	run_case "$mode: bpf_redirect_map, one socket, bursts" burst --prog map --scenario single
+	run_case "$mode: bpf_redirect_xsk, one socket, bursts" burst --prog xsk --scenario single
+	run_case "$mode: bpf_redirect_map, two sockets alternating, bursts" burst \
 		--prog map --scenario alternate
-	run_case "$mode: bpf_redirect_map, socket switch within a poll, bursts" burst 1 \
+	run_case "$mode: bpf_redirect_map, socket switch within a poll, bursts" burst \
 		--prog map --scenario switch
-	THREADED=1 run_case "$mode: bpf_redirect_map, one socket, threaded NAPI" packet 1 \
+	THREADED=1 run_case "$mode: bpf_redirect_map, one socket, threaded NAPI" packet \
 		--prog map --scenario single
-	THREADED=1 run_case "$mode: bpf_redirect_map, socket switch, threaded NAPI" packet 1 \
+	THREADED=1 run_case "$mode: bpf_redirect_map, socket switch, threaded NAPI" packet \
 		--prog map --scenario switch
 fi
 
@@ -299,7 +283,7 @@ disrupt_case() {
 		echo "FAIL $label: cannot create va/vb again"
 		return
 	fi
-	run_case "$label, then exact counts" packet - --prog map --scenario single
+	run_case "$label, then exact counts" packet --prog map --scenario single
 }
 
 # One run of xsk_tx on ta/tb: tx_run LABEL ARGS...
@@ -344,12 +328,17 @@ tx_case() {
 	# The socket above was bound after ta's program, whose NAPI went with
 	# it: the next socket is bound while that NAPI's id names nothing, and
 	# sends a few frames at a time, each batch needing a wakeup or a busy
-	# poll of the live NAPI (patch 12 keeps the pool naming that one)
+	# poll of the live NAPI (layer c keeps the pool naming that one, and
+	# the socket takes its id with its first sendmsg() after the program
+	# is attached)
 	tx_run "zc: zero-copy Tx from a socket bound as DPDK binds it, on a veth that had a socket before" \
 		--count 512 --spin 100 --as-dpdk --in-flight 8 --timeout 30
-	# The NAPI replaced under a socket that busy polls it (patch 15)
+	# The NAPI replaced under a bound socket that is woken up to transmit
+	# (no preferred busy polling): the wakeup schedules the new NAPI. A
+	# socket preferring busy polling keeps the first id it saw, on 6.12,
+	# and its transmit waits once that NAPI is gone (kernel/README.md).
 	tx_run "zc: zero-copy Tx goes on when the queue's NAPI is replaced under the socket" \
-		--count 512 --spin 100 --as-dpdk --in-flight 8 --replace-prog --timeout 30
+		--count 512 --spin 100 --in-flight 8 --replace-prog --timeout 30
 	# No program on tb: its NAPI (GRO) gives the frames to its stack; the
 	# xdp_frames of patch 13 become skbs there, counted in rx_packets.
 	# Then frames too long for an xdp_frame in a page (MTU 3800, 3814
@@ -371,12 +360,12 @@ tx_case() {
 
 if [ "$mode" = zc ]; then
 	DURING=ping_through_pool run_case "zc: XDP_PASS frames reach the stack intact while a pool is bound" \
-		packet - --prog map --scenario single
+		packet --prog map --scenario single
 	COUNT=20000 run_case "zc: a socket closed and bound again and again while frames arrive" \
-		packet - --prog map --scenario churn
-	run_case "zc: bpf_redirect_map, one socket, after the churn" packet - --prog map --scenario single
+		packet --prog map --scenario churn
+	run_case "zc: bpf_redirect_map, one socket, after the churn" packet --prog map --scenario single
 	RX_IF=vm TX_IF=vn SENDER=send_split run_case \
-		"zc: a pool on queue 0 of a two-queue veth, queue 1 in copy mode" xdp - \
+		"zc: a pool on queue 0 of a two-queue veth, queue 1 in copy mode" xdp \
 		--prog map --scenario multiqueue
 	disrupt_case "zc: link down/up under traffic" flap_va
 	disrupt_case "zc: peer deleted under traffic" delete_peer

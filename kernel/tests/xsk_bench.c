@@ -1,26 +1,25 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
  * xsk_bench --rx-ifname A --tx-ifname B [--seconds S] [--rounds R]
- *           [--cpu N] [--csv FILE] [--zero-copy]
+ *           [--cpu N] [--csv FILE] [--medians FILE] [--zero-copy]
  *
  * Receive cost of AF_XDP on veth for these XDP programs on A (native mode),
- * with the kernel's batched receive off (net.core.xsk_rx_batch=0: one frame
- * at a time, as stock 6.12 does) and on:
+ * on the kernel it runs on (kernel/bench.sh runs it on the unpatched build,
+ * which receives one frame at a time, then on the patched one, which
+ * receives consecutive frames for one socket in batches, and compares):
  *
  *   drop           XDP_DROP: generator and veth alone, the baseline
- *   map            bpf_redirect_map(xskmap, queue, XDP_PASS), per frame
- *   map-batch      the same, batched
- *   xsk            bpf_redirect_xsk(ctx, xskmap, queue, XDP_PASS), per frame
- *   xsk-batch      the same, batched
+ *   map            bpf_redirect_map(xskmap, queue, XDP_PASS)
+ *   xsk            bpf_redirect_xsk(ctx, xskmap, queue, XDP_PASS), where the
+ *                  kernel has the helper (layer b)
  *   alt            bpf_redirect_map() alternating between two sockets on the
- *                  queue (shared UMEM), per frame
- *   alt-batch      the same with batching on: every frame ends a batch
+ *                  queue (shared UMEM): every frame ends a batch
  *
  * With --zero-copy the sockets are bound with XDP_ZEROCOPY (the patched
  * kernel's veth): each frame is copied into a buffer of the socket's pool
  * before the program runs, XDP_DROP included, and a redirect to the socket
- * hands that buffer over; batching does not apply (the rows with and
- * without it measure the same path).
+ * hands that buffer over. --medians writes the medians of every program
+ * (program,kernel_ns,receive_ns,delivered_per_s) for bench.sh's comparison.
  *
  * (Two sockets of two queues cannot alternate within one NAPI poll: a poll
  * serves one queue, and a frame redirected to another queue's socket is
@@ -72,23 +71,19 @@
 #define WARMUP_CALLS	8
 #define MAX_ROUNDS	64
 
-enum variant { V_DROP, V_MAP, V_MAP_BATCH, V_XSK, V_XSK_BATCH, V_ALT, V_ALT_BATCH, V_COUNT };
+enum variant { V_DROP, V_MAP, V_XSK, V_ALT, V_COUNT };
 
 struct variant_def {
 	const char *name;
-	int batch;		/* net.core.xsk_rx_batch, -1: left alone */
 	bool helper;		/* needs bpf_redirect_xsk */
 	bool alternating;	/* two sockets, frames alternate */
 };
 
 static const struct variant_def variants[V_COUNT] = {
-	[V_DROP] = { "drop", -1, false, false },
-	[V_MAP] = { "map", 0, false, false },
-	[V_MAP_BATCH] = { "map-batch", 1, false, false },
-	[V_XSK] = { "xsk", 0, true, false },
-	[V_XSK_BATCH] = { "xsk-batch", 1, true, false },
-	[V_ALT] = { "alt", 0, false, true },
-	[V_ALT_BATCH] = { "alt-batch", 1, false, true },
+	[V_DROP] = { "drop", false, false },
+	[V_MAP] = { "map", false, false },
+	[V_XSK] = { "xsk", true, false },
+	[V_ALT] = { "alt", false, true },
 };
 
 static volatile sig_atomic_t interrupted;
@@ -131,18 +126,6 @@ static uint64_t read_u64_file(const char *path)
 		fclose(f);
 	}
 	return v;
-}
-
-#define BATCH_SYSCTL "/proc/sys/net/core/xsk_rx_batch"
-
-static int set_batching(int on)
-{
-	FILE *f = fopen(BATCH_SYSCTL, "w");
-
-	if (!f)
-		return -errno;
-	fprintf(f, "%d\n", on);
-	return fclose(f) ? -errno : 0;
 }
 
 /* Take everything from an Rx ring and give it back to the fill ring. */
@@ -273,16 +256,6 @@ static double pct(double v, double ref)
 	return 100.0 * (v / ref - 1);
 }
 
-/* A target of the measurement: @value at most @limit_pct percent above @ref */
-static void report_target(const char *what, double value, double ref, double limit_pct,
-			  const char *target)
-{
-	double d = pct(value, ref);
-
-	printf("#   %-24s %+6.1f%%  (target: %s) %s\n", what, d, target,
-	       d <= limit_pct ? "met" : "NOT met");
-}
-
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -292,15 +265,17 @@ int main(int argc, char **argv)
 		{ "rounds", required_argument, NULL, 'r' },
 		{ "cpu", required_argument, NULL, 'c' },
 		{ "csv", required_argument, NULL, 'o' },
+		{ "medians", required_argument, NULL, 'm' },
 		{ "zero-copy", no_argument, NULL, 'z' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *rx_ifname = NULL, *tx_ifname = NULL, *csv_path = NULL, *why;
+	const char *medians_path = NULL;
 	static double pps[V_COUNT][MAX_ROUNDS], kns[V_COUNT][MAX_ROUNDS], uns[V_COUNT][MAX_ROUNDS];
 	double med_pps[V_COUNT], med_k[V_COUNT], med_u[V_COUNT], rx[V_COUNT];
 	int opt, rounds = 5, cpu = 1, tx_ifindex, r, v, err;
 	int progs[V_COUNT], map, map2, counter, rc = EXIT_FAILURE;
-	bool has_helper, has_switch, run[V_COUNT];
+	bool has_helper, run[V_COUNT];
 	double seconds = 3;
 	struct xdt_feature feature;
 	static struct bench b;
@@ -316,6 +291,7 @@ int main(int argc, char **argv)
 		case 'r': rounds = atoi(optarg); break;
 		case 'c': cpu = atoi(optarg); break;
 		case 'o': csv_path = optarg; break;
+		case 'm': medians_path = optarg; break;
 		case 'z': bind_mode = XDP_ZEROCOPY; break;
 		default: goto usage;
 		}
@@ -326,13 +302,8 @@ int main(int argc, char **argv)
 	has_helper = xdt_feature_probe(&feature, &why) == 0;
 	if (!has_helper)
 		printf("# feature absent: %s; no bpf_redirect_xsk rows\n", why);
-	has_switch = access(BATCH_SYSCTL, W_OK) == 0;
-	if (!has_switch)
-		printf("# no net.core.xsk_rx_batch: every row as the kernel receives,"
-		       " no batched rows\n");
 	for (v = 0; v < V_COUNT; v++)
-		run[v] = (has_helper || !variants[v].helper) &&
-			 (has_switch || variants[v].batch < 1);
+		run[v] = has_helper || !variants[v].helper;
 
 	b.ifindex = xdt_ifindex(rx_ifname);
 	tx_ifindex = xdt_ifindex(tx_ifname);
@@ -368,11 +339,11 @@ int main(int argc, char **argv)
 	 * map of two, the second socket joining it for its rows.
 	 */
 	progs[V_DROP] = xdt_prog_return(XDP_DROP);
-	progs[V_MAP] = progs[V_MAP_BATCH] =
+	progs[V_MAP] =
 		xdt_prog_redirect(XDT_PROG_MAP, map, XDP_PASS, &feature, false, BPF_XDP, false);
-	progs[V_XSK] = progs[V_XSK_BATCH] = !has_helper ? -1 :
+	progs[V_XSK] = !has_helper ? -1 :
 		xdt_prog_redirect(XDT_PROG_XSK, map, XDP_PASS, &feature, false, BPF_XDP, false);
-	progs[V_ALT] = progs[V_ALT_BATCH] = xdt_prog_redirect_alternating(map2, counter);
+	progs[V_ALT] = xdt_prog_redirect_alternating(map2, counter);
 	b.gen_prog = xdt_prog_redirect_ifindex(tx_ifindex);
 	for (v = 0; v < V_COUNT; v++)
 		if (run[v] && progs[v] < 0)
@@ -401,13 +372,6 @@ int main(int argc, char **argv)
 
 			if (!run[v])
 				continue;
-			if (has_switch && def->batch >= 0) {
-				err = set_batching(def->batch);
-				if (err) {
-					MSG("net.core.xsk_rx_batch: %s\n", strerror(-err));
-					goto out;
-				}
-			}
 			if (def->alternating && open_second(&b, map2))
 				goto out;
 			err = bpf_xdp_attach(b.ifindex, progs[v], XDP_FLAGS_DRV_MODE, NULL);
@@ -454,7 +418,7 @@ int main(int argc, char **argv)
 	printf("# kernel ns/frame: BPF_PROG_RUN's own time per frame, which covers generating\n"
 	       "# the frame AND receiving it (veth NAPI, XDP, copy to the socket) on one CPU;\n"
 	       "# frames/s = 1e9 / that; receive = kernel - drop's kernel (the AF_XDP part);\n"
-	       "# vs map: against bpf_redirect_map() received frame by frame (stock 6.12)\n");
+	       "# vs map: against bpf_redirect_map() on this kernel\n");
 	printf("| program | kernel ns/frame | frames/s | vs map | receive ns/frame | vs map |"
 	       " delivered/s (wall) |\n");
 	printf("| --- | ---: | ---: | ---: | ---: | ---: | ---: |\n");
@@ -476,22 +440,26 @@ int main(int argc, char **argv)
 		if (run[v])
 			printf(" %s %.0f", variants[v].name, med_u[v]);
 	printf("\n");
-	/* The targets are the copy-mode batching's: zero copy does not batch */
-	if (run[V_MAP_BATCH] && bind_mode == XDP_COPY) {
-		printf("# targets, on receive ns/frame:\n");
-		if (run[V_XSK_BATCH])
-			report_target("map-batch vs xsk-batch", rx[V_MAP_BATCH], rx[V_XSK_BATCH],
-				      3, "at most 3% above");
-		report_target("map-batch vs map", rx[V_MAP_BATCH], rx[V_MAP], -30,
-			      "at least 30% below");
-		report_target("alt-batch vs alt", rx[V_ALT_BATCH], rx[V_ALT], 0,
-			      "no more than per frame");
+	if (medians_path) {
+		FILE *m = fopen(medians_path, "w");
+
+		if (!m) {
+			MSG("%s: %s\n", medians_path, strerror(errno));
+			goto out;
+		}
+		fprintf(m, "program,kernel_ns,receive_ns,delivered_per_s\n");
+		for (v = 0; v < V_COUNT; v++)
+			if (run[v])
+				fprintf(m, "%s,%.1f,%.1f,%.0f\n", variants[v].name, med_k[v],
+					v == V_DROP ? 0 : rx[v], med_pps[v]);
+		if (fclose(m)) {
+			MSG("%s: %s\n", medians_path, strerror(errno));
+			goto out;
+		}
 	}
 	rc = EXIT_SUCCESS;
 out:
 	bpf_xdp_detach(b.ifindex, XDP_FLAGS_DRV_MODE, NULL);
-	if (has_switch)
-		set_batching(1);
 	if (csv)
 		fclose(csv);
 	close(b.gen_prog);
@@ -501,6 +469,6 @@ out:
 	return rc;
 usage:
 	MSG("usage: %s --rx-ifname A --tx-ifname B [--seconds S] [--rounds R] [--cpu N]"
-	    " [--csv FILE] [--zero-copy]\n", argv[0]);
+	    " [--csv FILE] [--medians FILE] [--zero-copy]\n", argv[0]);
 	return 2;
 }

@@ -43,7 +43,7 @@ polling really ran. Checks:
 The level separates a warning from an info line: DPDK prints no level.
 
 Each row has a veth pair of its own, so that every socket binds to a veth
-that never had a program (before patches 12 and 15 a zero-copy socket on a
+that never had a program (before layer c's patch 2 a zero-copy socket on a
 reused veth busy polled the NAPI deleted with the earlier program, and its
 transmit stalled: vm-zc/crash_restart and kernel/tests' xsk_tx cover that).
 """
