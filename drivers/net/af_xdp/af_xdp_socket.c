@@ -403,8 +403,16 @@ af_xdp_queue_wait_free(int ifindex, uint32_t queue)
 	for (ms = 0; ms < AF_XDP_CLOSE_WAIT_MS; ms++) {
 		int free = af_xdp_queue_free(ifindex, queue);
 
+		/*
+		 * A probe that cannot run (no memory it may lock for its
+		 * UMEM, say) is no sign of another holder: the descriptor is
+		 * taken to have been the last, as it nearly always is.
+		 */
+		if (free < 0)
+			AF_XDP_LOG(DEBUG, "cannot look whether queue %u of ifindex %d is free: %s; taken as free",
+				   queue, ifindex, strerror(-free));
 		if (free != 0)
-			return free > 0;	/* a probe that fails says nothing: not released */
+			return true;
 		usleep(1000);
 	}
 	return false;

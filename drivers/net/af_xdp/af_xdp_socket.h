@@ -44,7 +44,7 @@ int af_xdp_queue_free(int ifindex, uint32_t queue);
 /*
  * After a socket's close: whether its queue is free, waiting up to
  * AF_XDP_CLOSE_WAIT_MS while it is not (a secondary holds its copy for one
- * read of the counters).  False also when the probe fails.
+ * read of the counters).  A probe that cannot run counts as free.
  */
 bool af_xdp_queue_wait_free(int ifindex, uint32_t queue);
 
