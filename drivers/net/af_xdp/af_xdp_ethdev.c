@@ -311,7 +311,7 @@ af_xdp_rx_queue_release(struct rte_eth_dev *dev, uint16_t qid)
 	if (rxq != NULL && rxq->held) {
 		const struct af_xdp_port *port = port_of(dev);
 
-		if (af_xdp_queue_free(port->ifindex, port->args.start_queue + qid) == 1)
+		if (af_xdp_queue_free(port->ifindex, port->args.start_queue + qid) != 0)
 			af_xdp_rxq_reclaim_held(rxq);
 		else
 			AF_XDP_PORT_LOG(WARNING, port,
