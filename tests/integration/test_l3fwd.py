@@ -21,16 +21,19 @@ Checks: l3fwd reaches its main loop; each port's state block says the
 checksum offload is in force (rx.cksum = ipv4) and the burst checks IPv4
 headers; PINGS echo requests a -> b and b -> a are all answered (ping's own
 count), the requests routed with their TTL decremented (the replies' TTL
-as the receiving host's ping reports it is 63: one hop); SIGINT ends it
-with 0 and no XDP program is left.
+as the receiving host's ping reports it is 63: one hop); a TCP transfer
+each way (sha256 of what arrives; the hosts' checksum and segmentation
+offloads off, as for every AF_XDP forwarder that completes no checksum:
+hosts.py); SIGINT ends it with 0 and no XDP program is left.
 """
 
 import os
 import re
 
-from afxdp_test import env, l2fwd, runner, state, testpmd, topo
+from afxdp_test import env, hosts, l2fwd, runner, state, testpmd, topo
 
 PINGS = 5
+TCP_MB = 5
 READY = re.compile(r"L3FWD: entering main loop on lcore", re.M)
 HOSTS = [  # (netns role, address, gateway, the other's subnet)
     ("a", "198.18.0.1/24", "198.18.0.254", "198.18.1.0/24"),
@@ -66,21 +69,22 @@ def main(t):
     prog = program()
     with topo.Topology() as net:
         dut = net.netns("dut")
-        ports, hosts = [], []
+        ports, ifaces = [], []
         for i, (role, addr, gw, other) in enumerate(HOSTS):
             port, host = net.veth(dut, "p%d" % i, net.netns(role), "h%d" % i)
+            host.offloads_off()
             host.add_addr(addr)
             host.ip("neigh", "replace", gw, "lladdr", port.mac, "dev", host.name, "nud",
                     "permanent")
             host.ip("route", "add", other, "via", gw)
             ports.append(port)
-            hosts.append(host)
+            ifaces.append(host)
 
         prefix = testpmd.new_file_prefix()
         vdevs = ["net_af_xdp%d,iface=%s" % (i, p.name) for i, p in enumerate(ports)]
         argv = ([prog] + testpmd.eal_args(dut, vdevs, file_prefix=prefix, lcores="1")
                 + ["--", "-p", "0x3", "--config=(0,0,1),(1,0,1)", "--parse-ptype"]
-                + ["--eth-dest=%d,%s" % (i, h.mac) for i, h in enumerate(hosts)])
+                + ["--eth-dest=%d,%s" % (i, h.mac) for i, h in enumerate(ifaces)])
         fwd = l2fwd.Forwarder(dut, argv, "dpdk-l3fwd", file_prefix=prefix, ready=READY)
         with fwd:
             for i in range(2):
@@ -88,7 +92,10 @@ def main(t):
                 t.equal((st.get("state"), st.get("rx.cksum")), ("started", "ipv4"),
                         "port %d: state and rx.cksum (l3fwd's Rx checksum offloads)" % i)
             for src, dst in ((0, 1), (1, 0)):
-                pinged(t, hosts[src], HOSTS[dst][1].split("/")[0])
+                pinged(t, ifaces[src], HOSTS[dst][1].split("/")[0])
+            for src, dst in ((0, 1), (1, 0)):
+                hosts.tcp_transfer(t, ifaces[src].ns, ifaces[dst].ns, mb=TCP_MB,
+                                   addr=HOSTS[dst][1].split("/")[0])
             t.equal(fwd.stop(), 0, "l3fwd exit code after SIGINT")
         t.check(not net.check_no_xdp(), "no XDP program left attached")
 
