@@ -48,6 +48,33 @@ def two_hosts(net, gro=False, tx_csum=False):
     return dut, a, b, p0, h0, p1, h1
 
 
+def routed_hosts(net, spec, host_macs=None, offloads_off=False):
+    """Two hosts on subnets of their own, joined by an L3 forwarder in netns
+    dut (DPDK's l3fwd, l3fwd-power): host i behind port p<i>, routed to the
+    other's subnet through a gateway address whose neighbour entry is that
+    port's MAC. spec: [(netns role, address/prefix, gateway, the other's
+    subnet)], one per host; host_macs: a MAC each host takes first (l3fwd-power
+    writes fixed ones); offloads_off: as two_hosts(), for TCP.
+    Returns (dut, ports, hosts)."""
+    dut = net.netns("dut")
+    ports, hosts = [], []
+    for i, (role, addr, gw, other) in enumerate(spec):
+        port, host = net.veth(dut, "p%d" % i, net.netns(role), "h%d" % i)
+        if host_macs:
+            host.set_down()
+            host.ip("link", "set", "dev", host.name, "address", host_macs[i])
+            host.set_up()
+        if offloads_off:
+            host.offloads_off()
+        host.add_addr(addr)
+        host.ip("neigh", "replace", gw, "lladdr", port.mac, "dev", host.name, "nud",
+                "permanent")
+        host.ip("route", "add", other, "via", gw)
+        ports.append(port)
+        hosts.append(host)
+    return dut, ports, hosts
+
+
 def ping(t, a, size=None):
     """PINGS pings from host a to host b, none lost; with size, of that many
     bytes of payload and not fragmented (-M do)."""

@@ -68,17 +68,7 @@ def pinged(t, src, addr):
 def main(t):
     prog = program()
     with topo.Topology() as net:
-        dut = net.netns("dut")
-        ports, ifaces = [], []
-        for i, (role, addr, gw, other) in enumerate(HOSTS):
-            port, host = net.veth(dut, "p%d" % i, net.netns(role), "h%d" % i)
-            host.offloads_off()
-            host.add_addr(addr)
-            host.ip("neigh", "replace", gw, "lladdr", port.mac, "dev", host.name, "nud",
-                    "permanent")
-            host.ip("route", "add", other, "via", gw)
-            ports.append(port)
-            ifaces.append(host)
+        dut, ports, ifaces = hosts.routed_hosts(net, HOSTS, offloads_off=True)
 
         prefix = testpmd.new_file_prefix()
         vdevs = ["net_af_xdp%d,iface=%s" % (i, p.name) for i, p in enumerate(ports)]

@@ -34,7 +34,7 @@ import os
 import re
 import time
 
-from afxdp_test import env, l2fwd, runner, testpmd, topo
+from afxdp_test import env, hosts, l2fwd, runner, testpmd, topo
 
 PINGS = 5
 IDLE_S = 5.0
@@ -89,20 +89,8 @@ def routed(t, src, dst, addr):
 def main(t):
     prog = program()
     with topo.Topology() as net:
-        dut = net.netns("dut")
-        ports, hosts = [], []
-        for i, (role, addr, gw, other) in enumerate(HOSTS):
-            ns = net.netns(role)
-            port, host = net.veth(dut, "p%d" % i, ns, "h%d" % i)
-            host.set_down()
-            host.ip("link", "set", "dev", host.name, "address", "02:00:00:00:00:%02x" % i)
-            host.set_up()
-            host.add_addr(addr)
-            host.ip("neigh", "replace", gw, "lladdr", port.mac, "dev", host.name, "nud",
-                    "permanent")
-            host.ip("route", "add", other, "via", gw)
-            ports.append(port)
-            hosts.append(host)
+        dut, ports, ifaces = hosts.routed_hosts(
+            net, HOSTS, host_macs=["02:00:00:00:00:%02x" % i for i in range(len(HOSTS))])
 
         prefix = testpmd.new_file_prefix()
         vdevs = ["net_af_xdp%d,iface=%s" % (i, p.name) for i, p in enumerate(ports)]
@@ -114,7 +102,7 @@ def main(t):
             t.check("RX interrupt won't enable" not in fwd.output(),
                     "l3fwd-power registered the Rx queues' interrupts", fwd.tail())
             for src, dst in ((0, 1), (1, 0)):
-                routed(t, hosts[src], hosts[dst], HOSTS[dst][1].split("/")[0])
+                routed(t, ifaces[src], ifaces[dst], HOSTS[dst][1].split("/")[0])
             for i in range(2):
                 t.check(re.search(WOKEN % i, fwd.output()) is not None,
                         "l3fwd-power woken by an Rx interrupt on port %d" % i)
