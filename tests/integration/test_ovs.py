@@ -27,6 +27,10 @@ and two dpdk ports, net_af_xdp0/1 on p0/p1, between the hosts a and b.
    AFXDP_SOCKET_MODE=zero-copy (vm-zc/ovs, the patched kernel's veth) the
    sockets bound for one chunk are zero-copy, MTU 2500 included, and the
    multi-buffer ones copy: veth's zero-copy has no multi-buffer.
+   OVS configures RSS (mq_mode) but never asks for RSS_HASH; it takes a
+   hash from each mbuf that carries one (and skips its own 5-tuple hash):
+   the state blocks show the hash implied and in force (rx.offloads.implied,
+   rx.offloads) wherever the port offers it.
 4. `ovs-appctl exit` (what ovs-ctl stop does): ovs-vswitchd stops the ports
    without closing them and exits 0; the driver gives both interfaces back
    their promiscuous state at exit (OVS turned it on), and no XDP program is
@@ -174,6 +178,17 @@ def check_sockets(t, prefix, ports, what, multi_buffer):
                     % (what, p.name, want))
 
 
+def check_rss_hash(t, prefix, ports):
+    """The RSS hash OVS's RSS mode implies, in force where the port offers it."""
+    ovs_dpdk = types.SimpleNamespace(file_prefix=prefix)
+    for port, p in enumerate(ports):
+        b = state.read(ovs_dpdk, port)
+        want = "rss_hash" if "rss_hash" in b.get("rx.offloads.capa", "").split(",") else "none"
+        t.equal((b.get("rx.offloads.implied"), b.get("rx.offloads")), (want, want),
+                "%s: state rx.offloads.implied and rx.offloads (OVS: RSS without RSS_HASH; "
+                "rx.offloads.capa %s)" % (b.get("iface"), b.get("rx.offloads.capa")))
+
+
 def main(t):
     if env.is_stock():
         raise env.Skip("the OVS test runs OVS over our plugin (AFXDP_PLUGIN)")
@@ -199,6 +214,7 @@ def main(t):
                         "options:dpdk-devargs=net_af_xdp%d" % i)
             wait_up(t, o, names, "added")
             check_sockets(t, prefix, (p0, p1), "at MTU 1500", False)
+            check_rss_hash(t, prefix, (p0, p1))
             hosts.ping(t, a)
             hosts.tcp_transfer(t, a, b)
 

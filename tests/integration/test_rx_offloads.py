@@ -16,6 +16,11 @@ records, per source port, the skb hash the sending kernel computed
               program runs bound to d0, alone, in native mode; every frame
               comes with an RSS hash, one per flow, different across flows,
               each the very hash the sending kernel recorded for the flow.
+              Then, in the same testpmd, `port config 0 rx_offload
+              rss_hash off` and a restart: RSS configured without RSS_HASH
+              asked (what Open vSwitch 3.1 does): the state says the hash
+              implied and in force, and every frame still has its flow's
+              hash, as from a NIC's PMD.
   vlan_strip  the tc program also pushes VLAN tag TEST_TCI out of band
               (bpf_skb_vlan_push, as a VLAN device with tx-vlan-offload
               would); testpmd with --rx-offloads vlan_strip, one queue, and
@@ -145,7 +150,27 @@ def check_rss_hash(t, net, dut, gen):
             want = {SIZES[i]: kernel.get(frames.UDP_SRC_PORT_BASE + i) for i in range(FLOWS)}
             t.equal(hashes, want, "rss_hash: each flow's hash is the sending kernel's skb hash")
         t.check(all(v is None for _, _, v in lines), "rss_hash: no VLAN tag reported")
+        check_rss_implied(t, tp, port, peer, hashes)
         t.quit_testpmd(tp, net)
+
+
+def check_rss_implied(t, tp, port, peer, hashes):
+    """RSS mode without RSS_HASH asked: the hash delivered all the same."""
+    tp.cmd("port stop 0")
+    tp.cmd("port config 0 rx_offload rss_hash off")
+    tp.cmd("port start 0")
+    conf = tp.cmd("show port 0 rx_offload configuration")
+    t.check("RSS_HASH" not in conf, "rss_implied: RSS_HASH no longer configured", conf)
+    st = state.read(tp)
+    t.require(st.get("state") == "started", "rss_implied: port started again")
+    t.equal((st.get("rx.offloads.implied"), st.get("rx.offloads"), st.get("xdp.program")),
+            ("rss_hash", "rss_hash", "afxdp_meta_map"),
+            "rss_implied: state rx.offloads.implied, rx.offloads, xdp.program")
+    lines = received(t, tp, port, peer, "rss_implied")
+    got = {n: h and int(h, 16) for n, h, _ in lines}
+    t.check(all(h is not None for _, h, _ in lines),
+            "rss_implied: every frame has an RSS hash (RTE_MBUF_F_RX_RSS_HASH)")
+    t.equal(got, hashes, "rss_implied: each flow's hash as with RSS_HASH asked")
 
 
 def check_vlan_strip(t, net, dut, gen):

@@ -303,8 +303,14 @@ struct af_xdp_port {
 	/* The Rx metadata offloads the port can offer, and why: found at probe. */
 	uint64_t rx_meta_capa;
 	enum af_xdp_rx_capa_why rx_meta_capa_why;
-	/* AF_XDP_RX_META_* the configured Rx offloads need: the program bound to the interface. */
-	uint32_t rx_meta;
+	/*
+	 * AF_XDP_RX_META_* the configuration needs (the program bound to the
+	 * interface): those its Rx offloads ask for, and the RSS hash an RSS
+	 * mode implies (rx_meta_implied), as a NIC's PMD delivers it.
+	 */
+	uint32_t rx_meta_conf;
+	uint32_t rx_meta_implied;	/* given up where the bound program cannot run */
+	uint32_t rx_meta;		/* in force from start: rx_meta_conf, less what was given up */
 	bool rx_cksum;			/* RTE_ETH_RX_OFFLOAD_IPV4_CKSUM: the burst checks headers */
 	int rx_timestamp_offset;	/* the timestamp dynamic field, with TIMESTAMP */
 	uint64_t rx_timestamp_flag;	/* and its flag */

@@ -126,7 +126,8 @@ af_xdp_dev_configure(struct rte_eth_dev *dev)
 				"RSS is the kernel's: configure it on %s with ethtool -X; each queue gets what the interface steers to its channel",
 				port->args.iface);
 	/* ethdev checked the offloads against dev_info's: the kernel has them. */
-	ret = af_xdp_rx_offload_configure(port, conf->rxmode.offloads);
+	ret = af_xdp_rx_offload_configure(port, conf->rxmode.offloads,
+					  (conf->rxmode.mq_mode & RTE_ETH_MQ_RX_RSS_FLAG) != 0);
 	if (ret != 0)
 		return ret;
 	ret = af_xdp_frame_configure(dev);
@@ -572,8 +573,6 @@ serve_queues(struct rte_eth_dev *dev, uint16_t i, const struct af_xdp_socket *so
 	af_xdp_rxq_reclaim_held(rxq);
 	af_xdp_rxq_bind(rxq, &sock->rx, &sock->fill, layout, sock->fd);
 	rxq->scatter = port->frame.scatter;
-	rxq->rx_meta_ol = af_xdp_rx_meta_ol_flags(port->rx_meta, port->rx_timestamp_flag);
-	rxq->timestamp_offset = port->rx_timestamp_offset;
 	rxq->zero_copy = sock->zero_copy;
 	/* Not with Rx interrupts: af_xdp_intr.c says why. */
 	if (!af_xdp_intr_rxq(dev) && setup_busy_poll(port, rxq) != 0)
@@ -677,6 +676,24 @@ select_tx_burst(struct rte_eth_dev *dev)
 		AF_XDP_PORT_LOG(NOTICE, port, "Tx checksums computed by the driver: %s", why);
 }
 
+/* The mbuf flags the metadata in force may set: known once the program is attached. */
+static void
+set_rx_meta_flags(struct rte_eth_dev *dev)
+{
+	const struct af_xdp_port *port = port_of(dev);
+	uint64_t ol = af_xdp_rx_meta_ol_flags(port->rx_meta, port->rx_timestamp_flag);
+	uint16_t i;
+
+	for (i = 0; i < dev->data->nb_rx_queues; i++) {
+		struct af_xdp_rx_queue *rxq = rxq_at(dev, i);
+
+		if (rxq == NULL)
+			continue;
+		rxq->rx_meta_ol = ol;
+		rxq->timestamp_offset = port->rx_timestamp_offset;
+	}
+}
+
 static int
 af_xdp_dev_start(struct rte_eth_dev *dev)
 {
@@ -700,6 +717,7 @@ af_xdp_dev_start(struct rte_eth_dev *dev)
 		AF_XDP_PORT_LOG(ERR, port, "start failed; %s is left as it was", port->args.iface);
 		return ret;
 	}
+	set_rx_meta_flags(dev);
 	/* As the kernel bound them: a socket sharing a UMEM takes its owner's. */
 	kind = (struct af_xdp_rx_burst_kind){
 		.multi_buffer = port->queues[0].sock->multi_buffer,

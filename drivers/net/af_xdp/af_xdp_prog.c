@@ -40,6 +40,7 @@
 #include "af_xdp_libxdp.h"
 #include "af_xdp_orphan.h"
 #include "af_xdp_prog.h"
+#include "af_xdp_rx_offload.h"
 
 enum prog_origin {
 	PROG_BUILTIN,		/* ours */
@@ -60,12 +61,15 @@ struct af_xdp_prog_attachment {
 	int ifindex;
 	unsigned int users;		/* ports of this process using it */
 	enum prog_origin origin;
-	char source[PATH_MAX];		/* xdp_prog or dp_path */
+	char source[PATH_MAX];		/* xdp_prog, dp_path, or the built-in program's name */
 	struct xdp_program *prog;	/* NULL when not attached by us */
 	struct bpf_object *obj;		/* the built-in object, which libxdp does not own */
 	enum xdp_attach_mode mode;
 	int xskmap_fd;
 	int fallbacks_fd;		/* afxdp_direct's counters, -1 otherwise */
+	/* The built-in program's: its redirect, the Rx metadata it writes. */
+	enum af_xdp_redirect redirect;
+	uint32_t rx_meta;
 };
 
 static TAILQ_HEAD(, af_xdp_prog_attachment) attachments =
@@ -349,6 +353,20 @@ check_frags_support(const struct af_xdp_port *port, const struct af_xdp_prog_att
 	return -EINVAL;
 }
 
+/*
+ * The program on the interface: ours bound to it where the port's Rx
+ * offloads need the metadata, through libxdp otherwise.  A port whose RSS
+ * mode alone wanted the metadata (the hash) goes on without it rather than
+ * not start: attach_bound_or_plain().
+ */
+static int
+attach_opened(struct af_xdp_port *port, struct af_xdp_prog_attachment *att)
+{
+	if (att->origin == PROG_BUILTIN && port->rx_meta != 0)
+		return af_xdp_builtin_attach_bound(port, att->obj, &att->prog);
+	return af_xdp_libxdp_attach(att->prog, port->ifindex, libxdp_mode(port->args.mode));
+}
+
 static int
 attach_program(struct af_xdp_port *port, struct af_xdp_prog_attachment *att)
 {
@@ -365,11 +383,13 @@ attach_program(struct af_xdp_port *port, struct af_xdp_prog_attachment *att)
 		return ret;
 	}
 	af_xdp_orphan_remove(port);
-	/* With Rx offloads, ours is bound to the interface: libxdp cannot attach it. */
-	if (att->origin == PROG_BUILTIN && port->rx_meta != 0)
-		ret = af_xdp_builtin_attach_bound(port, att->obj, &att->prog);
-	else
-		ret = af_xdp_libxdp_attach(att->prog, port->ifindex, libxdp_mode(port->args.mode));
+	ret = attach_opened(port, att);
+	if (ret != 0 && att->origin == PROG_BUILTIN && af_xdp_rx_offload_only_implied(port)) {
+		/* Said by the bound attach; once more without the metadata. */
+		close_program(att);
+		port->rx_meta = 0;
+		return attach_program(port, att);
+	}
 	if (ret != 0) {
 		af_xdp_orphan_explain_attach(port, ret);
 		close_program(att);
@@ -428,16 +448,54 @@ find_attachment(int ifindex)
 	return NULL;
 }
 
+/*
+ * A port joining the built-in program another port of the process attached
+ * gets the Rx metadata that program writes: what the port's offloads ask
+ * for must be among it; the hash its RSS mode only implied it goes without.
+ */
+static int
+join_rx_meta(struct af_xdp_port *port, const struct af_xdp_prog_attachment *att)
+{
+	uint32_t asked = port->rx_meta & ~port->rx_meta_implied;
+
+	if ((asked & ~att->rx_meta) != 0) {
+		AF_XDP_PORT_LOG(ERR, port,
+				"Rx offloads %s need the built-in program on %s to write them, but another port of this process attached it writing %s; give the ports on one interface the same Rx offloads",
+				af_xdp_rx_meta_names(asked), port->args.iface,
+				af_xdp_rx_meta_names(att->rx_meta));
+		return -EBUSY;
+	}
+	if ((port->rx_meta & ~att->rx_meta) != 0)
+		AF_XDP_PORT_LOG(NOTICE, port,
+				"RSS configured, but no RSS hash in the mbufs: the built-in program another port of this process attached on %s does not write it",
+				port->args.iface);
+	port->rx_meta &= att->rx_meta;
+	return 0;
+}
+
+static bool
+same_program(const struct af_xdp_port *port, const struct af_xdp_prog_attachment *att)
+{
+	if (att->origin != port_origin(port))
+		return false;
+	/* Which of the built-in programs: its redirect; its metadata is join_rx_meta()'s. */
+	if (att->origin == PROG_BUILTIN)
+		return att->redirect == port->redirect;
+	return strcmp(att->source, port_source(port)) == 0;
+}
+
 static int
 join_attachment(struct af_xdp_port *port, struct af_xdp_prog_attachment *att)
 {
-	if (att->origin != port_origin(port) || strcmp(att->source, port_source(port)) != 0) {
+	if (!same_program(port, att)) {
 		AF_XDP_PORT_LOG(ERR, port,
 				"%s already carries a %s XDP program%s%s from another port of this process; ports on one interface must use the same program",
 				port->args.iface, origin_names[att->origin],
 				att->source[0] ? " " : "", att->source);
 		return -EBUSY;
 	}
+	if (att->origin == PROG_BUILTIN && join_rx_meta(port, att) != 0)
+		return -EBUSY;
 	att->users++;
 	return 0;
 }
@@ -449,6 +507,8 @@ af_xdp_prog_attach(struct af_xdp_port *port)
 	int ret;
 
 	af_xdp_libxdp_route_logs();
+	/* What the configuration needs, again at each start: attach_program() may give some up. */
+	port->rx_meta = port->rx_meta_conf;
 	pthread_mutex_lock(&attach_lock);
 	att = find_attachment(port->ifindex);
 	if (att != NULL) {
@@ -463,7 +523,6 @@ af_xdp_prog_attach(struct af_xdp_port *port)
 	}
 	att->ifindex = port->ifindex;
 	att->origin = port_origin(port);
-	strlcpy(att->source, port_source(port), sizeof(att->source));
 	att->xskmap_fd = -1;
 	att->fallbacks_fd = -1;
 	att->users = 1;
@@ -475,6 +534,10 @@ af_xdp_prog_attach(struct af_xdp_port *port)
 		rte_free(att);
 		goto out;
 	}
+	/* As attached: the built-in program's name says whether it writes metadata. */
+	strlcpy(att->source, port_source(port), sizeof(att->source));
+	att->redirect = port->redirect;
+	att->rx_meta = port->rx_meta;
 	TAILQ_INSERT_TAIL(&attachments, att, next);
 out:
 	if (ret == 0) {

@@ -251,31 +251,59 @@ af_xdp_rx_meta_names(uint32_t want)
 			     AF_XDP_RX_META_TIMESTAMP)];
 }
 
-int
-af_xdp_rx_offload_configure(struct af_xdp_port *port, uint64_t offloads)
+/*
+ * An application that configures RSS without RTE_ETH_RX_OFFLOAD_RSS_HASH
+ * (Open vSwitch 3.1, and most written before DPDK 20.11) still looks for
+ * the hash in each mbuf's flags, as NIC PMDs deliver it in RSS mode: so do
+ * we, where the interface has it, unless the program cannot be bound.
+ */
+static uint32_t
+rx_meta_implied(const struct af_xdp_port *port, uint32_t asked, bool rss)
 {
+	if (!rss || (asked & AF_XDP_RX_META_HASH) ||
+	    !(port->rx_meta_capa & RTE_ETH_RX_OFFLOAD_RSS_HASH))
+		return 0;
+	return AF_XDP_RX_META_HASH;
+}
+
+int
+af_xdp_rx_offload_configure(struct af_xdp_port *port, uint64_t offloads, bool rss)
+{
+	uint32_t asked = af_xdp_rx_meta_want(offloads);
 	int ret;
 
-	port->rx_meta = af_xdp_rx_meta_want(offloads);
+	port->rx_meta_implied = rx_meta_implied(port, asked, rss);
+	port->rx_meta_conf = asked | port->rx_meta_implied;
+	port->rx_meta = port->rx_meta_conf;
 	port->rx_cksum = (offloads & RTE_ETH_RX_OFFLOAD_IPV4_CKSUM) != 0;
 	port->rx_timestamp_offset = -1;
 	port->rx_timestamp_flag = 0;
-	if (port->rx_meta & AF_XDP_RX_META_TIMESTAMP) {
+	if (asked & AF_XDP_RX_META_TIMESTAMP) {
 		ret = rte_mbuf_dyn_rx_timestamp_register(&port->rx_timestamp_offset,
 							 &port->rx_timestamp_flag);
 		if (ret != 0) {
 			AF_XDP_PORT_LOG(ERR, port,
 					"Rx timestamps: cannot register the timestamp dynamic field: %s",
 					rte_strerror(rte_errno));
-			port->rx_meta = 0;
+			port->rx_meta = port->rx_meta_conf = port->rx_meta_implied = 0;
 			return -rte_errno;
 		}
 	}
-	if (port->rx_meta != 0)
+	if (asked != 0)
 		AF_XDP_PORT_LOG(INFO, port,
 				"Rx offloads %s: from the XDP metadata of %s, through the built-in program bound to it, which must run alone there (no libxdp dispatcher)",
-				af_xdp_rx_meta_names(port->rx_meta), port->args.iface);
+				af_xdp_rx_meta_names(asked), port->args.iface);
+	if (port->rx_meta_implied != 0)
+		AF_XDP_PORT_LOG(INFO, port,
+				"RSS configured: each mbuf gets the RSS hash of %s's XDP metadata too (RTE_MBUF_F_RX_RSS_HASH), as with a NIC, where the built-in program can run bound to it, alone",
+				port->args.iface);
 	return 0;
+}
+
+bool
+af_xdp_rx_offload_only_implied(const struct af_xdp_port *port)
+{
+	return port->rx_meta != 0 && (port->rx_meta & ~port->rx_meta_implied) == 0;
 }
 
 int
@@ -298,7 +326,12 @@ explain_attach(const struct af_xdp_port *port, const char *name, int err)
 
 	if (bpf_xdp_query(port->ifindex, 0, &q) == 0)
 		id = q.drv_prog_id != 0 ? q.drv_prog_id : q.skb_prog_id;
-	if (err == -EBUSY || err == -EEXIST)
+	if (af_xdp_rx_offload_only_implied(port))
+		/* Not asked for: the caller goes on without it. */
+		AF_XDP_PORT_LOG(NOTICE, port,
+				"RSS configured, but no RSS hash in the mbufs: the built-in program %s cannot run bound to %s (%s; XDP program id %u there): the plain program instead",
+				name, port->args.iface, af_xdp_lib_strerror(err), id);
+	else if (err == -EBUSY || err == -EEXIST)
 		AF_XDP_PORT_LOG(ERR, port,
 				"Rx offloads %s need the built-in program %s bound to %s and attached alone in native mode, but %s already carries XDP program id %u (another program, or libxdp's dispatcher, which cannot run a device-bound program before libxdp 1.6); remove it, or do not ask for these Rx offloads",
 				af_xdp_rx_meta_names(port->rx_meta), name, port->args.iface,
@@ -330,6 +363,12 @@ af_xdp_rx_offload_attach(const struct af_xdp_port *port, struct bpf_object *obj,
 	if (bp == NULL)
 		return -ENOENT;
 	ret = bpf_object__load(obj);
+	if (ret != 0 && af_xdp_rx_offload_only_implied(port)) {
+		AF_XDP_PORT_LOG(NOTICE, port,
+				"RSS configured, but no RSS hash in the mbufs: the kernel refused the built-in program %s bound to %s (%s): the plain program instead",
+				name, port->args.iface, af_xdp_lib_strerror(ret));
+		return ret;
+	}
 	if (ret != 0) {
 		AF_XDP_PORT_LOG(ERR, port,
 				"Rx offloads %s: the kernel refused the built-in program %s bound to %s: %s",

@@ -15,6 +15,7 @@
  * no program: the receive burst checks IPv4 headers itself.
  */
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <bpf/libbpf.h>
@@ -63,11 +64,19 @@ uint32_t af_xdp_rx_meta_want(uint64_t offloads);
 uint64_t af_xdp_rx_meta_ol_flags(uint32_t want, uint64_t timestamp_flag);
 
 /*
- * At configure: the port's Rx metadata (port->rx_meta) and IPv4 header
- * check (port->rx_cksum) for the offloads, the timestamp dynamic field
- * registered when TIMESTAMP is among them.
+ * At configure: the port's Rx metadata (port->rx_meta_conf, and
+ * port->rx_meta until start says otherwise) for the offloads and, with
+ * rss (an RSS mq_mode), the RSS hash even if not among them
+ * (port->rx_meta_implied); the IPv4 header check (port->rx_cksum); the
+ * timestamp dynamic field registered when TIMESTAMP is among them.
  */
-int af_xdp_rx_offload_configure(struct af_xdp_port *port, uint64_t offloads);
+int af_xdp_rx_offload_configure(struct af_xdp_port *port, uint64_t offloads, bool rss);
+
+/*
+ * Whether the Rx metadata in force is only what the RSS mode implied, so
+ * that the port may start without it where the bound program cannot run.
+ */
+bool af_xdp_rx_offload_only_implied(const struct af_xdp_port *port);
 
 /* The read_clock op: the clock the Rx timestamps are in, CLOCK_TAI in ns. */
 int af_xdp_rx_offload_read_clock(struct rte_eth_dev *dev, uint64_t *clock);
@@ -79,7 +88,8 @@ const char *af_xdp_rx_meta_names(uint32_t want);
  * Load the built-in Rx-metadata program, which af_xdp_builtin_open() bound
  * to the port's interface (obj), and attach it there alone, in native mode:
  * libxdp 1.3.1's dispatcher cannot run a device-bound program.  *prog: the
- * attached program, for libxdp's detach.  -errno, the cause logged.
+ * attached program, for libxdp's detach.  -errno, the cause logged (as a
+ * notice where the metadata was only implied: the caller goes on without).
  */
 int af_xdp_rx_offload_attach(const struct af_xdp_port *port, struct bpf_object *obj,
 			     const char *name, struct xdp_program **prog);

@@ -286,8 +286,9 @@ dump_xdp_choice(FILE *f, const struct af_xdp_port *port)
 
 /*
  * The Rx offloads from the XDP metadata: those the port offers (or none,
- * and why: found at probe), and those the configuration asked for, in force
- * while started; and whether the burst checks IPv4 header checksums.
+ * and why: found at probe), those the configuration's RSS mode implied, and
+ * those in force while started; and whether the burst checks IPv4 header
+ * checksums.
  */
 static void
 dump_rx_offloads(FILE *f, const struct af_xdp_port *port)
@@ -296,6 +297,7 @@ dump_rx_offloads(FILE *f, const struct af_xdp_port *port)
 		af_xdp_rx_meta_names(af_xdp_rx_meta_want(port->rx_meta_capa)));
 	fprintf(f, "rx.offloads.capa.reason = %s\n",
 		af_xdp_rx_capa_why_name(port->rx_meta_capa_why));
+	fprintf(f, "rx.offloads.implied = %s\n", af_xdp_rx_meta_names(port->rx_meta_implied));
 	fprintf(f, "rx.offloads = %s\n", af_xdp_rx_meta_names(port->rx_meta));
 	fprintf(f, "rx.cksum = %s\n", port->rx_cksum ? "ipv4" : "none");
 }
