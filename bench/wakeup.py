@@ -43,8 +43,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(TOP, "tests", "integration"))
 
-from afxdp_test import cleanup, dpdk_output, env, reap, topo  # noqa: E402
-from benchlib import machine                       # noqa: E402
+from afxdp_test import dpdk_output, env, topo        # noqa: E402
+from benchlib import harness, machine              # noqa: E402
 from run import plugin_in                          # noqa: E402
 import test_rx_intr                                # noqa: E402  (its IntrApp drives the app)
 
@@ -341,23 +341,9 @@ def main(argv):
                               for n, s in machine.busy_processes(1.0)[:4]) or "none",
             "socket_mode": "?"}
     results = {}
-    cleanup.install()
-    rid = env.run_id()
-    print("wakeup: run id %s, results in %s" % (rid, out), flush=True)
-    try:
-        env.run_dir()       # marks the run live (tests/integration/cleanup.py --stale)
-        measure(a, t, out, results, meta)
-    except (cleanup.Interrupted, env.HarnessError, env.Failure, env.Skip, OSError) as e:
-        print("wakeup: stopped: %s" % e, file=sys.stderr)
+    print("wakeup: run id %s, results in %s" % (env.run_id(), out), flush=True)
+    if harness.run_measured("wakeup", lambda: measure(a, t, out, results, meta)) != 0:
         return 1
-    finally:
-        cleanup.ignore_signals()
-        cleanup.run_all()
-        reap.remove_run_dir(rid)
-        left = reap.leftovers(rid)
-        if left:
-            print("wakeup: left behind, removing: %s" % "; ".join(left), file=sys.stderr)
-            reap.reap(rid)
     meta["load_end"] = machine.loadavg()
     text = report(a, results, meta)
     with open(os.path.join(out, "report.md"), "w") as f:

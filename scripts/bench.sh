@@ -21,6 +21,10 @@
 #                ours with the raised budget, with tx_budget=kernel and the
 #                stock driver, interleaved; testpmd io and the l2fwd example;
 #                sendto() calls per forwarded frame (~6 min; --quick ~2 min)
+#   --csum       Tx checksums instead (bench/csum.py): TCP through testpmd's
+#                csum engine, the checksums completed by the kernel (Tx
+#                metadata), by our driver (tx_csum=sw) and by testpmd (sw);
+#                DUT cycles per byte (~2 min; --quick ~1 min, --smoke)
 #   --wakeup     wake-up latency and idle CPU instead (bench/wakeup.py): an
 #                application asleep on its Rx interrupt against one polling,
 #                and the kernel's blocking recv(); 10,000 frames 1 ms apart
@@ -50,6 +54,13 @@ python_bench() {
 if [ "${1:-}" = "--tx-budget" ]; then
 	shift
 	python_bench tx_budget "$@"
+fi
+
+# Tx checksums (issue 27): bench/csum.py drives testpmd's csum engine
+# between two hosts, with the afxdp_test library.
+if [ "${1:-}" = "--csum" ]; then
+	shift
+	python_bench csum "$@"
 fi
 
 # Rx interrupts (issue 23): bench/wakeup.py drives tests/intr/afxdp_intr_test
