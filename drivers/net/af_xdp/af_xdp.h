@@ -33,6 +33,7 @@
  *   af_xdp_stats.c    the ethdev statistics and xstats ops
  *   af_xdp_state.c    the port's state as key = value lines (dump_priv)
  *   af_xdp_mp.c       secondary processes: socket fds for statistics
+ *   af_xdp_lend.c     the descriptors a started port lends to secondaries
  *   af_xdp_intr.c     sleeping when idle: Rx interrupts, power-management monitor
  *   af_xdp_cni.c      the AF_XDP device plugin for Kubernetes (use_cni)
  *   af_xdp_log.c      the log type

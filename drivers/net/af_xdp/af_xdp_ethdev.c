@@ -33,6 +33,7 @@
 #include "af_xdp_csum.h"
 #include "af_xdp_iface.h"
 #include "af_xdp_intr.h"
+#include "af_xdp_lend.h"
 #include "af_xdp_link.h"
 #include "af_xdp_mp.h"
 #include "af_xdp_prog.h"
@@ -677,6 +678,24 @@ select_tx_burst(struct rte_eth_dev *dev)
 		AF_XDP_PORT_LOG(NOTICE, port, "Tx checksums computed by the driver: %s", why);
 }
 
+/*
+ * A started port lends its sockets and its program's counters map to
+ * secondary processes (af_xdp_mp.c); until the stop withdraws them, they
+ * are not closed.
+ */
+static void
+lend_to_secondaries(struct af_xdp_port *port)
+{
+	int fds[RTE_MAX_QUEUES_PER_PORT];
+	uint16_t i, n = (uint16_t)RTE_MIN(port->nb_socks, (unsigned int)RTE_MAX_QUEUES_PER_PORT);
+
+	for (i = 0; i < n; i++)
+		fds[i] = port->queues[i].sock != NULL ? port->queues[i].sock->fd : -1;
+	if (af_xdp_lend_publish(port->name, fds, n, af_xdp_prog_fallbacks_fd(port)) != 0)
+		AF_XDP_PORT_LOG(WARNING, port,
+				"no memory to lend the sockets to secondary processes: they read the kernel's counters as 0");
+}
+
 static int
 af_xdp_dev_start(struct rte_eth_dev *dev)
 {
@@ -712,6 +731,7 @@ af_xdp_dev_start(struct rte_eth_dev *dev)
 			rx_build, kind.multi_buffer ? ", frames of several descriptors" : "",
 			kind.cksum ? ", IPv4 header checksums checked" : "");
 	select_tx_burst(dev);
+	lend_to_secondaries(port);
 	port->started = true;
 	af_xdp_state_started(dev, rx_build);
 	set_queue_states(dev, RTE_ETH_QUEUE_STATE_STARTED);
@@ -728,6 +748,8 @@ af_xdp_dev_stop(struct rte_eth_dev *dev)
 	if (!port->started)
 		return 0;
 	af_xdp_link_events_stop(dev);
+	/* Before any socket or map closes: a secondary's request may be under way. */
+	af_xdp_lend_withdraw(port->name);
 	port->started = false;
 	af_xdp_state_stopped(dev);
 	unplug(port);
