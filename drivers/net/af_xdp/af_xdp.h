@@ -17,7 +17,8 @@
  *   af_xdp_iface.c    the kernel interface: index, MAC, flags, MTU, channels
  *   af_xdp_frame.c    frame sizes, MTU limits, multi-buffer (XDP_USE_SG) or not
  *   af_xdp_umem.c     the mempool as UMEM: layout, registration, sharing
- *   af_xdp_socket.c   the AF_XDP socket: rings, bind, close, kernel counters
+ *   af_xdp_socket.c   the AF_XDP socket: rings, bind, close, options (busy
+ *                     polling), kernel counters
  *   af_xdp_rx.c       the 64-descriptor batched receive and the fill ring
  *   af_xdp_rx_x86_64_v3.c  the same receive, built for x86-64-v3
  *   af_xdp_rx_offload.c  Rx offloads: the XDP metadata's (hash, VLAN, stamp), checksums

@@ -46,15 +46,6 @@
 #include "af_xdp_umem.h"
 #include "af_xdp_version.h"
 
-#ifndef SO_PREFER_BUSY_POLL
-#define SO_PREFER_BUSY_POLL 69
-#endif
-#ifndef SO_BUSY_POLL_BUDGET
-#define SO_BUSY_POLL_BUDGET 70
-#endif
-/* How long the kernel may busy poll per syscall, in microseconds. */
-#define AF_XDP_BUSY_POLL_USECS 20
-
 static struct af_xdp_port *
 port_of(struct rte_eth_dev *dev)
 {
@@ -412,24 +403,22 @@ af_xdp_tx_burst_mode(struct rte_eth_dev *dev, uint16_t qid, struct rte_eth_burst
 static int
 setup_busy_poll(struct af_xdp_port *port, struct af_xdp_rx_queue *rxq)
 {
-	int prefer = 1, usecs = AF_XDP_BUSY_POLL_USECS, budget = (int)port->args.busy_budget;
+	int budget = (int)port->args.busy_budget;
+	int ret;
 
 	rxq->busy_poll = false;
 	if (budget == 0)
 		return 0;
-	if (setsockopt(rxq->fd, SOL_SOCKET, SO_PREFER_BUSY_POLL, &prefer, sizeof(prefer)) != 0 ||
-	    setsockopt(rxq->fd, SOL_SOCKET, SO_BUSY_POLL, &usecs, sizeof(usecs)) != 0 ||
-	    setsockopt(rxq->fd, SOL_SOCKET, SO_BUSY_POLL_BUDGET, &budget, sizeof(budget)) != 0) {
-		int err = errno;
-
+	ret = af_xdp_socket_busy_poll(rxq->fd, budget);
+	if (ret != 0) {
 		if (port->args.busy_budget_given) {
 			AF_XDP_PORT_LOG(ERR, port,
 					"queue %u: busy polling (busy_budget=%d) refused by the kernel: %s; it needs Linux 5.11 and CAP_NET_ADMIN; use busy_budget=0 to run without",
-					rxq->queue_id, budget, strerror(err));
-			return -err;
+					rxq->queue_id, budget, strerror(-ret));
+			return ret;
 		}
 		AF_XDP_PORT_LOG(NOTICE, port, "queue %u: busy polling unavailable (%s): off",
-				rxq->queue_id, strerror(err));
+				rxq->queue_id, strerror(-ret));
 		return 0;
 	}
 	/*

@@ -51,6 +51,22 @@ bool af_xdp_queue_wait_free(int ifindex, uint32_t queue);
 /* The kernel's counters of the socket fd (XDP_STATISTICS); zeros and -errno on failure. */
 int af_xdp_socket_kernel_stats(int fd, struct af_xdp_kernel_stats *ks);
 
+/* How long the kernel may busy poll per syscall, in microseconds. */
+#define AF_XDP_BUSY_POLL_USECS 20
+
+/*
+ * Busy polling on socket fd: the kernel's receive run in our syscalls
+ * (SO_PREFER_BUSY_POLL), for up to AF_XDP_BUSY_POLL_USECS a call
+ * (SO_BUSY_POLL), at most budget frames (SO_BUSY_POLL_BUDGET, Linux 5.11+).
+ * 0, or -errno of the first option the kernel refused.  The options are
+ * taken on any socket; they do something only where it has a NAPI id
+ * (af_xdp_socket_napi_id).
+ */
+int af_xdp_socket_busy_poll(int fd, int budget);
+
+/* The socket's busy-poll time (SO_BUSY_POLL, 0 when off) in *usecs: 0, or -errno and -1. */
+int af_xdp_socket_busy_poll_usecs(int fd, int *usecs);
+
 /*
  * The NAPI context the socket fd receives from, as the kernel recorded it
  * with the first frame received (a zero-copy socket's also with its first

@@ -367,9 +367,8 @@ dump_busy_poll(FILE *f, uint16_t i, const struct af_xdp_port *port,
 	       const struct af_xdp_rx_queue *rxq, int fd)
 {
 	int usecs = -1;
-	socklen_t len = sizeof(usecs);
 
-	if (fd >= 0 && getsockopt(fd, SOL_SOCKET, SO_BUSY_POLL, &usecs, &len) == 0)
+	if (fd >= 0 && af_xdp_socket_busy_poll_usecs(fd, &usecs) == 0)
 		fprintf(f, "queue.%u.busy_poll.usecs = %d\n", i, usecs);
 	if (rxq->busy_poll) {
 		fprintf(f, "queue.%u.busy_poll = %s\n", i, rxq->busy_poll_check ? "pending" : "on");
