@@ -668,12 +668,13 @@ select_tx_burst(struct rte_eth_dev *dev)
 }
 
 /*
- * A started port lends its sockets and its program's counters map to
- * secondary processes (af_xdp_mp.c); until the stop withdraws them, they
- * are not closed.
+ * A started port lends its sockets and its program's counters map, as
+ * copies, to secondary processes (af_xdp_mp.c) and to its own statistics
+ * and state, which telemetry reads from its own thread; until the stop
+ * withdraws them, they are not closed.
  */
 static void
-lend_to_secondaries(struct af_xdp_port *port)
+lend_sockets(struct af_xdp_port *port)
 {
 	int fds[RTE_MAX_QUEUES_PER_PORT];
 	uint16_t i, n = (uint16_t)RTE_MIN(port->nb_socks, (unsigned int)RTE_MAX_QUEUES_PER_PORT);
@@ -682,7 +683,7 @@ lend_to_secondaries(struct af_xdp_port *port)
 		fds[i] = port->queues[i].sock != NULL ? port->queues[i].sock->fd : -1;
 	if (af_xdp_lend_publish(port->name, fds, n, af_xdp_prog_fallbacks_fd(port)) != 0)
 		AF_XDP_PORT_LOG(WARNING, port,
-				"no memory to lend the sockets to secondary processes: they read the kernel's counters as 0");
+				"no memory to lend the sockets: statistics and secondary processes miss the kernel's counters until the next start");
 }
 
 static int
@@ -720,7 +721,7 @@ af_xdp_dev_start(struct rte_eth_dev *dev)
 			rx_build, kind.multi_buffer ? ", frames of several descriptors" : "",
 			kind.cksum ? ", IPv4 header checksums checked" : "");
 	select_tx_burst(dev);
-	lend_to_secondaries(port);
+	lend_sockets(port);
 	port->started = true;
 	af_xdp_state_started(dev, rx_build);
 	set_queue_states(dev, RTE_ETH_QUEUE_STATE_STARTED);
@@ -737,7 +738,7 @@ af_xdp_dev_stop(struct rte_eth_dev *dev)
 	if (!port->started)
 		return 0;
 	af_xdp_link_events_stop(dev);
-	/* Before any socket or map closes: a secondary's request may be under way. */
+	/* Before any socket or map closes: a secondary's request, a telemetry read may be under way. */
 	af_xdp_lend_withdraw(port->name);
 	port->started = false;
 	af_xdp_state_stopped(dev);

@@ -117,9 +117,11 @@ af_xdp_lend_fds(const char *port, uint16_t first, uint16_t max, int *fds)
 	pthread_mutex_unlock(&lent_lock);
 	if (ret == 0)
 		return n;
-	while (--i >= 0)
+	while (--i >= 0) {
 		if (fds[i] >= 0)
 			close(fds[i]);
+		fds[i] = -1;
+	}
 	return ret;
 }
 

@@ -34,7 +34,7 @@ void af_xdp_lend_withdraw(const char *port);
  * fds[] (-1 where the queue has none); the caller closes them.  Returns how
  * many slots it filled (0 from the last queue on), -ENOENT when the port
  * lends nothing (stopped, or not a port of this process), or -errno when a
- * copy fails (no copy is left open then).
+ * copy fails (no copy is left open then, and the slots it filled read -1).
  */
 int af_xdp_lend_fds(const char *port, uint16_t first, uint16_t max, int *fds);
 

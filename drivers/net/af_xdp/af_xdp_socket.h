@@ -28,10 +28,11 @@ struct af_xdp_socket *af_xdp_socket_open(struct af_xdp_port *port, uint16_t idx,
  * receive paths to stop using it: it touches neither the rings nor the
  * UMEM's chunks any more (copy mode, and zero-copy on veth; a NIC's
  * zero-copy driver gives its buffers back later, from a work queue:
- * sock->chunks_back_at_close says which).  Another process may hold a
- * copy (a secondary borrows them to read counters, af_xdp_mp.c; a child; a
- * pidfd_getfd()): then the socket lives on, still bound to its queue,
- * until that copy closes too.  af_xdp_queue_wait_free() tells.
+ * sock->chunks_back_at_close says which).  Another copy of the descriptor
+ * may be open (one a started port lent, af_xdp_lend.h, that a secondary or
+ * this process's statistics or telemetry still reads counters through; a
+ * child's; a pidfd_getfd()): then the socket lives on, still bound to its
+ * queue, until that copy closes too.  af_xdp_queue_wait_free() tells.
  */
 void af_xdp_socket_close(struct af_xdp_socket *sock);
 
