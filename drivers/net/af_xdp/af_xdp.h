@@ -296,7 +296,11 @@ struct af_xdp_port {
 	struct af_xdp_frame frame;	/* frame sizes, MTU, multi-buffer: af_xdp_frame.h */
 	struct af_xdp_state_record state;	/* what start found, for dump_priv */
 
-	/* Primary-only state. */
+	/*
+	 * Written by the primary only.  A secondary reads the plain values
+	 * (its state dump, the redirect when it asks for the counters map),
+	 * never the pointers or the descriptors, which are the primary's.
+	 */
 	unsigned int nb_socks;		/* queue indexes with a socket, from 0 */
 	/* The built-in program's redirect, resolved at probe (AUTO: not ours). */
 	enum af_xdp_redirect redirect;
