@@ -17,7 +17,8 @@
  *   af_xdp_iface.c    the kernel interface: index, MAC, flags, MTU, channels
  *   af_xdp_frame.c    frame sizes, MTU limits, multi-buffer (XDP_USE_SG) or not
  *   af_xdp_umem.c     the mempool as UMEM: layout, registration, sharing
- *   af_xdp_socket.c   the AF_XDP socket: rings, bind, close, kernel counters
+ *   af_xdp_socket.c   the AF_XDP socket: rings, bind, close, options (busy
+ *                     polling), kernel counters
  *   af_xdp_rx.c       the 64-descriptor batched receive and the fill ring
  *   af_xdp_rx_x86_64_v3.c  the same receive, built for x86-64-v3
  *   af_xdp_rx_offload.c  Rx offloads: the XDP metadata's (hash, VLAN, stamp), checksums
@@ -33,6 +34,7 @@
  *   af_xdp_stats.c    the ethdev statistics and xstats ops
  *   af_xdp_state.c    the port's state as key = value lines (dump_priv)
  *   af_xdp_mp.c       secondary processes: socket fds for statistics
+ *   af_xdp_lend.c     the descriptors a started port lends to secondaries
  *   af_xdp_intr.c     sleeping when idle: Rx interrupts, power-management monitor
  *   af_xdp_cni.c      the AF_XDP device plugin for Kubernetes (use_cni)
  *   af_xdp_log.c      the log type
@@ -294,7 +296,11 @@ struct af_xdp_port {
 	struct af_xdp_frame frame;	/* frame sizes, MTU, multi-buffer: af_xdp_frame.h */
 	struct af_xdp_state_record state;	/* what start found, for dump_priv */
 
-	/* Primary-only state. */
+	/*
+	 * Written by the primary only.  A secondary reads the plain values
+	 * (its state dump, the redirect when it asks for the counters map),
+	 * never the pointers or the descriptors, which are the primary's.
+	 */
 	unsigned int nb_socks;		/* queue indexes with a socket, from 0 */
 	/* The built-in program's redirect, resolved at probe (AUTO: not ours). */
 	enum af_xdp_redirect redirect;

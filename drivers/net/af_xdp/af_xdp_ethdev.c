@@ -33,6 +33,7 @@
 #include "af_xdp_csum.h"
 #include "af_xdp_iface.h"
 #include "af_xdp_intr.h"
+#include "af_xdp_lend.h"
 #include "af_xdp_link.h"
 #include "af_xdp_mp.h"
 #include "af_xdp_prog.h"
@@ -44,15 +45,6 @@
 #include "af_xdp_tx.h"
 #include "af_xdp_umem.h"
 #include "af_xdp_version.h"
-
-#ifndef SO_PREFER_BUSY_POLL
-#define SO_PREFER_BUSY_POLL 69
-#endif
-#ifndef SO_BUSY_POLL_BUDGET
-#define SO_BUSY_POLL_BUDGET 70
-#endif
-/* How long the kernel may busy poll per syscall, in microseconds. */
-#define AF_XDP_BUSY_POLL_USECS 20
 
 static struct af_xdp_port *
 port_of(struct rte_eth_dev *dev)
@@ -412,24 +404,22 @@ af_xdp_tx_burst_mode(struct rte_eth_dev *dev, uint16_t qid, struct rte_eth_burst
 static int
 setup_busy_poll(struct af_xdp_port *port, struct af_xdp_rx_queue *rxq)
 {
-	int prefer = 1, usecs = AF_XDP_BUSY_POLL_USECS, budget = (int)port->args.busy_budget;
+	int budget = (int)port->args.busy_budget;
+	int ret;
 
 	rxq->busy_poll = false;
 	if (budget == 0)
 		return 0;
-	if (setsockopt(rxq->fd, SOL_SOCKET, SO_PREFER_BUSY_POLL, &prefer, sizeof(prefer)) != 0 ||
-	    setsockopt(rxq->fd, SOL_SOCKET, SO_BUSY_POLL, &usecs, sizeof(usecs)) != 0 ||
-	    setsockopt(rxq->fd, SOL_SOCKET, SO_BUSY_POLL_BUDGET, &budget, sizeof(budget)) != 0) {
-		int err = errno;
-
+	ret = af_xdp_socket_busy_poll(rxq->fd, budget);
+	if (ret != 0) {
 		if (port->args.busy_budget_given) {
 			AF_XDP_PORT_LOG(ERR, port,
 					"queue %u: busy polling (busy_budget=%d) refused by the kernel: %s; it needs Linux 5.11 and CAP_NET_ADMIN; use busy_budget=0 to run without",
-					rxq->queue_id, budget, strerror(err));
-			return -err;
+					rxq->queue_id, budget, strerror(-ret));
+			return ret;
 		}
 		AF_XDP_PORT_LOG(NOTICE, port, "queue %u: busy polling unavailable (%s): off",
-				rxq->queue_id, strerror(err));
+				rxq->queue_id, strerror(-ret));
 		return 0;
 	}
 	/*
@@ -694,6 +684,25 @@ set_rx_meta_flags(struct rte_eth_dev *dev)
 	}
 }
 
+/*
+ * A started port lends its sockets and its program's counters map, as
+ * copies, to secondary processes (af_xdp_mp.c) and to its own statistics
+ * and state, which telemetry reads from its own thread; until the stop
+ * withdraws them, they are not closed.
+ */
+static void
+lend_sockets(struct af_xdp_port *port)
+{
+	int fds[RTE_MAX_QUEUES_PER_PORT];
+	uint16_t i, n = (uint16_t)RTE_MIN(port->nb_socks, (unsigned int)RTE_MAX_QUEUES_PER_PORT);
+
+	for (i = 0; i < n; i++)
+		fds[i] = port->queues[i].sock != NULL ? port->queues[i].sock->fd : -1;
+	if (af_xdp_lend_publish(port->name, fds, n, af_xdp_prog_fallbacks_fd(port)) != 0)
+		AF_XDP_PORT_LOG(WARNING, port,
+				"no memory to lend the sockets: statistics and secondary processes miss the kernel's counters until the next start");
+}
+
 static int
 af_xdp_dev_start(struct rte_eth_dev *dev)
 {
@@ -730,6 +739,7 @@ af_xdp_dev_start(struct rte_eth_dev *dev)
 			rx_build, kind.multi_buffer ? ", frames of several descriptors" : "",
 			kind.cksum ? ", IPv4 header checksums checked" : "");
 	select_tx_burst(dev);
+	lend_sockets(port);
 	port->started = true;
 	af_xdp_state_started(dev, rx_build);
 	set_queue_states(dev, RTE_ETH_QUEUE_STATE_STARTED);
@@ -746,6 +756,8 @@ af_xdp_dev_stop(struct rte_eth_dev *dev)
 	if (!port->started)
 		return 0;
 	af_xdp_link_events_stop(dev);
+	/* Before any socket or map closes: a secondary's request, a telemetry read may be under way. */
+	af_xdp_lend_withdraw(port->name);
 	port->started = false;
 	af_xdp_state_stopped(dev);
 	unplug(port);

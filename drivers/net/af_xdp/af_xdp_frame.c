@@ -126,8 +126,9 @@ port_of(struct rte_eth_dev *dev)
 	return dev->data->dev_private;
 }
 
-void
-af_xdp_frame_sys_read(const struct af_xdp_port *port, struct af_xdp_frame_sys *sys)
+/* What the kernel and the port's interface take now. */
+static void
+sys_read(const struct af_xdp_port *port, struct af_xdp_frame_sys *sys)
 {
 	unsigned int iface_max;
 
@@ -146,7 +147,7 @@ af_xdp_frame_dev_info(const struct af_xdp_port *port, struct rte_eth_dev_info *i
 	struct af_xdp_frame_sys sys;
 	uint32_t max_frame;
 
-	af_xdp_frame_sys_read(port, &sys);
+	sys_read(port, &sys);
 	max_frame = af_xdp_frame_port_max(&sys, sys.multi_buffer);
 	info->max_rx_pktlen = max_frame;
 	info->min_mtu = RTE_ETHER_MIN_MTU;
@@ -171,7 +172,7 @@ af_xdp_frame_configure(struct rte_eth_dev *dev)
 	struct af_xdp_frame f;
 	char err[512];
 
-	af_xdp_frame_sys_read(port, &sys);
+	sys_read(port, &sys);
 	if (af_xdp_frame_compute(&f, &sys, dev->data->mtu,
 				 dev->data->dev_conf.rxmode.offloads & RTE_ETH_RX_OFFLOAD_SCATTER,
 				 dev->data->dev_conf.txmode.offloads & RTE_ETH_TX_OFFLOAD_MULTI_SEGS,
@@ -249,7 +250,7 @@ af_xdp_frame_mtu_check(struct rte_eth_dev *dev, uint32_t mtu, struct af_xdp_fram
 	char err[512];
 	uint16_t i;
 
-	af_xdp_frame_sys_read(port, &sys);
+	sys_read(port, &sys);
 	if (af_xdp_frame_compute(next, &sys, mtu, now->scatter, now->multi_seg_tx, err,
 				 sizeof(err)) != 0) {
 		AF_XDP_PORT_LOG(ERR, port, "%s (%s)", err, port->args.iface);
@@ -304,7 +305,7 @@ af_xdp_frame_start(struct rte_eth_dev *dev, bool *multi_buffer)
 	bool have_iface_mtu;
 	uint16_t i;
 
-	af_xdp_frame_sys_read(port, &f->sys);
+	sys_read(port, &f->sys);
 	for (i = 0; i < dev->data->nb_rx_queues; i++) {
 		const struct af_xdp_rx_queue *rxq = dev->data->rx_queues[i];
 

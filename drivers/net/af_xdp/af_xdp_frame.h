@@ -107,9 +107,6 @@ struct rte_eth_dev;
 struct rte_eth_dev_info;
 struct rte_mempool;
 
-/* What the kernel and the port's interface take now. */
-void af_xdp_frame_sys_read(const struct af_xdp_port *port, struct af_xdp_frame_sys *sys);
-
 /* dev_info's frame limits: max_rx_pktlen, max_mtu, the scatter offload, Tx segments. */
 void af_xdp_frame_dev_info(const struct af_xdp_port *port, struct rte_eth_dev_info *info);
 

@@ -8,6 +8,11 @@
  * and resets statistics.  The driver's counters are in shared memory
  * already; the kernel's need a socket descriptor, which the primary passes
  * over EAL's multi-process channel, at most RTE_MP_MAX_FD_NUM per message.
+ * The primary answers from EAL's multi-process thread while the port may be
+ * stopping in another: it sends copies of what a started port lends
+ * (af_xdp_lend.h), never reads the port's sockets, and refuses a stopped
+ * port's request, saying so (its kernel counters were folded into the
+ * port's at the stop: the secondary needs no socket for them).
  *
  * A secondary that has not loaded this plugin probes our ports with DPDK's
  * stock net_af_xdp (dpdk-dumpcap, which takes no -d, does), and that driver
@@ -27,8 +32,8 @@
 #include <rte_errno.h>
 #include <rte_string_fns.h>
 
+#include "af_xdp_lend.h"
 #include "af_xdp_mp.h"
-#include "af_xdp_prog.h"
 
 /* Distinct from the stock driver's, so both plugins can be loaded. */
 #define AF_XDP_MP_ACTION "af_xdp_direct_fds"
@@ -53,6 +58,7 @@ struct fds_reply {
 	uint16_t first;
 	uint16_t count;
 	uint8_t present[(RTE_MP_MAX_FD_NUM + 7) / 8];
+	int32_t err;	/* 0, or -EAGAIN: stopped, -ENODEV: no such port, -errno */
 };
 
 static inline void
@@ -69,41 +75,58 @@ is_present(const struct fds_reply *rep, uint16_t i)
 
 static unsigned int mp_users;
 
+/* Copies of what the port lends, into msg and rep; -errno when none. */
+static int
+lend_fds(const struct fds_request *req, struct rte_mp_msg *msg, struct fds_reply *rep)
+{
+	int fds[RTE_MP_MAX_FD_NUM];
+	int i, n;
+
+	if (req->first == FDS_FALLBACKS_MAP) {
+		n = af_xdp_lend_fallbacks_fd(req->port, &fds[0]);
+		if (n == 0)
+			n = fds[0] >= 0 ? 1 : 0;
+	} else {
+		n = af_xdp_lend_fds(req->port, req->first, RTE_MP_MAX_FD_NUM, fds);
+	}
+	if (n < 0)
+		return n;
+	rep->count = (uint16_t)n;
+	for (i = 0; i < n; i++) {
+		if (fds[i] < 0)
+			continue;
+		set_present(rep, i);
+		msg->fds[msg->num_fds++] = fds[i];
+	}
+	return 0;
+}
+
 static int
 send_fds(const struct rte_mp_msg *request, const void *peer)
 {
-	const struct fds_request *req = (const void *)request->param;
+	struct fds_request req;
 	struct rte_mp_msg msg = { 0 };
 	struct fds_reply *rep = (void *)msg.param;
-	const struct af_xdp_port *port;
-	struct rte_eth_dev *dev;
-	uint16_t i;
+	int i, ret;
 
 	RTE_BUILD_BUG_ON(sizeof(*rep) > RTE_MP_MAX_PARAM_LEN);
 	strlcpy(msg.name, AF_XDP_MP_ACTION, sizeof(msg.name));
 	msg.len_param = sizeof(*rep);
-	rep->first = req->first;
-	dev = request->len_param == sizeof(*req) ? rte_eth_dev_allocated(req->port) : NULL;
-	if (dev != NULL && req->first == FDS_FALLBACKS_MAP) {
-		port = dev->data->dev_private;
-		if (af_xdp_prog_fallbacks_fd(port) >= 0) {
-			rep->count = 1;
-			set_present(rep, 0);
-			msg.fds[msg.num_fds++] = af_xdp_prog_fallbacks_fd(port);
-		}
-	} else if (dev != NULL) {
-		port = dev->data->dev_private;
-		for (i = 0; i < RTE_MP_MAX_FD_NUM && req->first + i < port->nb_socks; i++) {
-			const struct af_xdp_socket *sock = port->queues[req->first + i].sock;
-
-			rep->count++;
-			if (sock != NULL) {
-				set_present(rep, i);
-				msg.fds[msg.num_fds++] = sock->fd;
-			}
-		}
+	if (request->len_param != sizeof(req)) {
+		rep->err = -EINVAL;
+		return rte_mp_reply(&msg, peer) < 0 ? -rte_errno : 0;
 	}
-	return rte_mp_reply(&msg, peer) < 0 ? -rte_errno : 0;
+	memcpy(&req, request->param, sizeof(req));
+	req.port[sizeof(req.port) - 1] = '\0';
+	rep->first = req.first;
+	rep->err = lend_fds(&req, &msg, rep);
+	if (rep->err == -ENOENT)
+		rep->err = rte_eth_dev_allocated(req.port) != NULL ? -EAGAIN : -ENODEV;
+	ret = rte_mp_reply(&msg, peer) < 0 ? -rte_errno : 0;
+	/* The message carried copies of its own, made by the kernel as it went. */
+	for (i = 0; i < msg.num_fds; i++)
+		close(msg.fds[i]);
+	return ret;
 }
 
 /*
@@ -197,6 +220,17 @@ get_some_fds(const struct af_xdp_port *port, uint16_t first, int *fds, uint16_t 
 		return 0;
 	}
 	rep = (const void *)reply.msgs[0].param;
+	if (rep->err != 0) {
+		if (rep->err == -EAGAIN)
+			AF_XDP_PORT_LOG(DEBUG, port,
+					"the port is stopped in the primary process: its kernel counters are the ones kept at the stop");
+		else
+			AF_XDP_PORT_LOG(WARNING, port,
+					"the primary process did not pass the socket descriptors (%s): kernel counters read as 0",
+					strerror(-rep->err));
+		free(reply.msgs);
+		return 0;
+	}
 	for (i = 0; i < rep->count && i < RTE_MP_MAX_FD_NUM; i++) {
 		int fd = is_present(rep, i) && k < reply.msgs[0].num_fds ? reply.msgs[0].fds[k++] : -1;
 		unsigned int slot = first == FDS_FALLBACKS_MAP ? (unsigned int)i : first + (unsigned int)i;

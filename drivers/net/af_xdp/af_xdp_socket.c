@@ -449,6 +449,35 @@ af_xdp_socket_kernel_stats(int fd, struct af_xdp_kernel_stats *ks)
 	return 0;
 }
 
+#ifndef SO_PREFER_BUSY_POLL
+#define SO_PREFER_BUSY_POLL 69
+#endif
+#ifndef SO_BUSY_POLL_BUDGET
+#define SO_BUSY_POLL_BUDGET 70
+#endif
+int
+af_xdp_socket_busy_poll(int fd, int budget)
+{
+	int prefer = 1, usecs = AF_XDP_BUSY_POLL_USECS;
+
+	if (setsockopt(fd, SOL_SOCKET, SO_PREFER_BUSY_POLL, &prefer, sizeof(prefer)) != 0 ||
+	    setsockopt(fd, SOL_SOCKET, SO_BUSY_POLL, &usecs, sizeof(usecs)) != 0 ||
+	    setsockopt(fd, SOL_SOCKET, SO_BUSY_POLL_BUDGET, &budget, sizeof(budget)) != 0)
+		return -errno;
+	return 0;
+}
+
+int
+af_xdp_socket_busy_poll_usecs(int fd, int *usecs)
+{
+	socklen_t len = sizeof(*usecs);
+
+	*usecs = -1;
+	if (getsockopt(fd, SOL_SOCKET, SO_BUSY_POLL, usecs, &len) != 0)
+		return -errno;
+	return 0;
+}
+
 int
 af_xdp_socket_napi_id(int fd, unsigned int *napi_id)
 {

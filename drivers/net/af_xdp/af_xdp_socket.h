@@ -28,10 +28,11 @@ struct af_xdp_socket *af_xdp_socket_open(struct af_xdp_port *port, uint16_t idx,
  * receive paths to stop using it: it touches neither the rings nor the
  * UMEM's chunks any more (copy mode, and zero-copy on veth; a NIC's
  * zero-copy driver gives its buffers back later, from a work queue:
- * sock->chunks_back_at_close says which).  Another process may hold a
- * copy (a secondary borrows them to read counters, af_xdp_mp.c; a child; a
- * pidfd_getfd()): then the socket lives on, still bound to its queue,
- * until that copy closes too.  af_xdp_queue_wait_free() tells.
+ * sock->chunks_back_at_close says which).  Another copy of the descriptor
+ * may be open (one a started port lent, af_xdp_lend.h, that a secondary or
+ * this process's statistics or telemetry still reads counters through; a
+ * child's; a pidfd_getfd()): then the socket lives on, still bound to its
+ * queue, until that copy closes too.  af_xdp_queue_wait_free() tells.
  */
 void af_xdp_socket_close(struct af_xdp_socket *sock);
 
@@ -50,6 +51,22 @@ bool af_xdp_queue_wait_free(int ifindex, uint32_t queue);
 
 /* The kernel's counters of the socket fd (XDP_STATISTICS); zeros and -errno on failure. */
 int af_xdp_socket_kernel_stats(int fd, struct af_xdp_kernel_stats *ks);
+
+/* How long the kernel may busy poll per syscall, in microseconds. */
+#define AF_XDP_BUSY_POLL_USECS 20
+
+/*
+ * Busy polling on socket fd: the kernel's receive run in our syscalls
+ * (SO_PREFER_BUSY_POLL), for up to AF_XDP_BUSY_POLL_USECS a call
+ * (SO_BUSY_POLL), at most budget frames (SO_BUSY_POLL_BUDGET, Linux 5.11+).
+ * 0, or -errno of the first option the kernel refused.  The options are
+ * taken on any socket; they do something only where it has a NAPI id
+ * (af_xdp_socket_napi_id).
+ */
+int af_xdp_socket_busy_poll(int fd, int budget);
+
+/* The socket's busy-poll time (SO_BUSY_POLL, 0 when off) in *usecs: 0, or -errno and -1. */
+int af_xdp_socket_busy_poll_usecs(int fd, int *usecs);
 
 /*
  * The NAPI context the socket fd receives from, as the kernel recorded it

@@ -37,6 +37,7 @@
 
 #include "af_xdp.h"
 #include "af_xdp_kernel.h"
+#include "af_xdp_lend.h"
 #include "af_xdp_mp.h"
 #include "af_xdp_owner.h"
 #include "af_xdp_rx_offload.h"
@@ -166,7 +167,6 @@ record_socket(const struct af_xdp_socket *sock, struct af_xdp_state_queue *q)
 	q->ring_fill = sock->fill.size;
 	q->ring_tx = sock->tx.size;
 	q->ring_comp = sock->comp.size;
-	q->fd = sock->fd;
 	q->zero_copy = sock->zero_copy;
 	q->multi_buffer = sock->multi_buffer;
 	q->tx_budget = sock->tx_budget;
@@ -369,9 +369,8 @@ dump_busy_poll(FILE *f, uint16_t i, const struct af_xdp_port *port,
 	       const struct af_xdp_rx_queue *rxq, int fd)
 {
 	int usecs = -1;
-	socklen_t len = sizeof(usecs);
 
-	if (fd >= 0 && getsockopt(fd, SOL_SOCKET, SO_BUSY_POLL, &usecs, &len) == 0)
+	if (fd >= 0 && af_xdp_socket_busy_poll_usecs(fd, &usecs) == 0)
 		fprintf(f, "queue.%u.busy_poll.usecs = %d\n", i, usecs);
 	if (rxq->busy_poll) {
 		fprintf(f, "queue.%u.busy_poll = %s\n", i, rxq->busy_poll_check ? "pending" : "on");
@@ -437,15 +436,17 @@ dump_queues(FILE *f, struct rte_eth_dev *dev)
 	const struct af_xdp_port *port = dev->data->dev_private;
 	uint16_t i, n = RTE_MIN(port->nb_socks, (unsigned int)RTE_MAX_QUEUES_PER_PORT);
 	int fds[RTE_MAX_QUEUES_PER_PORT];
-	bool lent = rte_eal_process_type() != RTE_PROC_PRIMARY;
 
+	/* Copies: telemetry dumps from its own thread, while a stop may close the sockets. */
 	for (i = 0; i < n; i++)
-		fds[i] = lent ? -1 : port->queues[i].state.fd;
-	if (lent)
+		fds[i] = -1;
+	if (rte_eal_process_type() != RTE_PROC_PRIMARY)
 		af_xdp_mp_get_fds(port, fds, n);
+	else
+		af_xdp_lend_fds(port->name, 0, n, fds);
 	for (i = 0; i < n; i++) {
 		dump_queue(f, dev, i, fds[i]);
-		if (lent && fds[i] >= 0)
+		if (fds[i] >= 0)
 			close(fds[i]);
 	}
 }

@@ -47,7 +47,6 @@ struct af_xdp_state_queue {
 	uint32_t netdev_queue;
 	uint32_t ring_rx, ring_fill, ring_tx, ring_comp;
 	uint32_t tx_budget;		/* XDP_MAX_TX_SKB_BUDGET set; 0: the kernel's default */
-	int fd;				/* the primary's descriptor: the kernel's view */
 	bool zero_copy;
 	bool multi_buffer;
 	bool umem_registered;		/* this socket registered the UMEM; else joined it */

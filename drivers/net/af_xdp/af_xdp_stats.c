@@ -22,6 +22,7 @@
 #include <rte_eal.h>
 #include <rte_string_fns.h>
 
+#include "af_xdp_lend.h"
 #include "af_xdp_mp.h"
 #include "af_xdp_prog.h"
 #include "af_xdp_socket.h"
@@ -77,12 +78,17 @@ nb_kernel_xstats(bool rx)
 	return n;
 }
 
-/* The socket descriptors of this process's view of the port: -1 where none. */
+/*
+ * Copies of the port's socket descriptors, -1 where none: from the primary
+ * in a secondary; in the primary, from what the started port lends
+ * (af_xdp_lend.h), since these ops may run in another thread than the one
+ * stopping the port (telemetry's), which frees the sockets.  A stopped port
+ * has none: its kernel counters were folded into the bases at the stop.
+ */
 struct socket_fds {
 	int fd[RTE_MAX_QUEUES_PER_PORT];
 	uint16_t n;
 	int fallbacks;		/* afxdp_direct's counters */
-	bool owned;		/* received from the primary: close them after use */
 };
 
 static void
@@ -94,16 +100,13 @@ get_socket_fds(struct rte_eth_dev *dev, struct socket_fds *fds)
 	fds->n = RTE_MAX(dev->data->nb_rx_queues, dev->data->nb_tx_queues);
 	for (i = 0; i < fds->n; i++)
 		fds->fd[i] = -1;
-	fds->owned = rte_eal_process_type() != RTE_PROC_PRIMARY;
-	if (fds->owned) {
+	if (rte_eal_process_type() != RTE_PROC_PRIMARY) {
 		af_xdp_mp_get_fds(port, fds->fd, fds->n);
 		fds->fallbacks = af_xdp_mp_get_fallbacks_fd(port);
 		return;
 	}
-	fds->fallbacks = af_xdp_prog_fallbacks_fd(port);
-	for (i = 0; i < port->nb_socks && i < fds->n; i++)
-		if (port->queues[i].sock != NULL)
-			fds->fd[i] = port->queues[i].sock->fd;
+	af_xdp_lend_fds(port->name, 0, fds->n, fds->fd);
+	af_xdp_lend_fallbacks_fd(port->name, &fds->fallbacks);
 }
 
 static void
@@ -111,8 +114,6 @@ put_socket_fds(struct socket_fds *fds)
 {
 	uint16_t i;
 
-	if (!fds->owned)
-		return;
 	for (i = 0; i < fds->n; i++)
 		if (fds->fd[i] >= 0)
 			close(fds->fd[i]);
