@@ -375,6 +375,7 @@ tx_copy_case() {
 	fi
 	in_rx ip link add ta type veth peer name tb &&
 		in_rx ip link set ta up && in_rx ip link set tb up &&
+		in_rx ethtool -K tb gro on >/dev/null &&
 		in_rx sh -c 'echo 1 > /sys/class/net/tb/threaded' &&
 		taskset -p -c 1 "$(pgrep '^napi/tb-')" >/dev/null || {
 		failed=$((failed + 1))

@@ -29,8 +29,10 @@ if [ ! -x ./xskxceiver ] || [ ! -f ./test_xsk.sh ]; then
 	exit 1
 fi
 
-mapfile -t names < <(./xskxceiver -l | sed -n 's/^\([0-9][0-9]*\): \([A-Z0-9_]*\)$/\2/p')
-[ ${#names[@]} -gt 0 ] || { echo "xskxceiver -l lists no tests" >&2; exit 1; }
+# (no process substitution: the guest has no /dev/fd)
+list=$(./xskxceiver -l | sed -n 's/^\([0-9][0-9]*\): \([A-Z0-9_]*\)$/\2/p')
+[ -n "$list" ] || { echo "xskxceiver -l lists no tests" >&2; exit 1; }
+mapfile -t names <<<"$list"
 
 # The result of one ksft line: "ok 1 PASS: ...", "ok 1 # SKIP ...",
 # "not ok 1 FAIL: ...", "not ok 1 [file:function:line]: ERROR: ..."
@@ -50,8 +52,9 @@ for mode in "$@"; do
 		log=$out/$mode-$i.log
 		started=$(date +%s)
 		timeout 600 ./test_xsk.sh -m "$mode" -t "$i" >"$log" 2>&1
-		mapfile -t lines < <(grep -E '^(not )?ok [0-9]+ ' "$log")
-		line="$i ${names[$i]} $(verdict "${lines[0]:-}") $(verdict "${lines[1]:-}")"
+		plain=$(grep -E '^(not )?ok [0-9]+ ' "$log" | sed -n 1p)
+		busy=$(grep -E '^(not )?ok [0-9]+ ' "$log" | sed -n 2p)
+		line="$i ${names[$i]} $(verdict "$plain") $(verdict "$busy")"
 		echo "$line" >>"$out/$mode.txt"
 		echo "xsk-suite: $mode $line ($(( $(date +%s) - started )) s)"
 	done
