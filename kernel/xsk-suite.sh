@@ -106,8 +106,10 @@ fi
 [ -n "$results" ] || results=$(mktemp -d "${TMPDIR:-/tmp}/xsk-suite.XXXXXX")
 mkdir -p "$results"
 echo "xsk-suite.sh: $image (xskxceiver of key $key: ${layers[*]:-unpatched}), modes $modes, results in $results"
+# 31 tests per mode, 20-40 s each under TCG on a busy machine: more than
+# vm-run.sh's default 1200 s for two modes
 # shellcheck disable=SC2086 # one argument per mode
-AFXDP_VM_KERNEL=$image AFXDP_VM_RESULTS_DIR=$results \
+AFXDP_VM_TIMEOUT=${AFXDP_VM_TIMEOUT:-3600} AFXDP_VM_KERNEL=$image AFXDP_VM_RESULTS_DIR=$results \
 	"$KERNEL_DIR/vm-run.sh" "$KERNEL_DIR/tests/vm-xsk-suite.sh" "$xsk" ${modes//,/ }
 rc=$?
 [ "$rc" = 77 ] && exit 77
