@@ -29,6 +29,11 @@
 # stack, as
 # xdp_frames, as skbs when they do not fit one in a page, and into the
 # backlog of a peer without NAPI; and no kernel warning in the log.
+# In drv mode, last: copy-mode transmit (the kernel's generic
+# transmit, batched by layer a) into a slow peer, with all the Tx ring
+# filled and a few frames in flight at a time: every descriptor completed
+# exactly once, every frame delivered or counted in tx_dropped (veth
+# without a qdisc drops what the peer's full ring refuses).
 #
 # Meant for the test VM (kernel/vm-run.sh); on another kernel the direct
 # scenarios report the feature absent and are skipped, unless --require.
@@ -357,6 +362,38 @@ tx_case() {
 	fi
 	in_rx ip link del ta
 }
+
+# Copy-mode transmit (xsk_tx --copy) on ta/tb, as tx_case's set-up
+tx_copy_case() {
+	local label="$mode: copy-mode Tx into a slow peer (every descriptor completed once, every frame delivered or counted)"
+	local xsk_tx
+	xsk_tx=$(dirname "$xsk_rx")/xsk_tx
+	if [ ! -x "$xsk_tx" ]; then
+		echo "SKIP $label: no $xsk_tx"
+		skipped=$((skipped + 1))
+		return
+	fi
+	in_rx ip link add ta type veth peer name tb &&
+		in_rx ip link set ta up && in_rx ip link set tb up &&
+		in_rx ethtool -K tb gro on >/dev/null &&
+		in_rx sh -c 'echo 1 > /sys/class/net/tb/threaded' &&
+		taskset -p -c 1 "$(pgrep '^napi/tb-')" >/dev/null || {
+		failed=$((failed + 1))
+		echo "FAIL $label: cannot create ta/tb with a NAPI thread on CPU 1"
+		in_rx ip link del ta 2>/dev/null
+		return
+	}
+	tx_run "$label" --copy --count 8192
+	tx_run "$mode: copy-mode Tx, a few frames in flight at a time" \
+		--copy --count 2048 --spin 100 --in-flight 5 --timeout 60
+	tx_run "$mode: copy-mode Tx of 1500-byte frames" \
+		--copy --count 2048 --spin 100 --len 1500 --timeout 60
+	in_rx ip link del ta
+}
+
+if [ "$mode" = drv ]; then
+	tx_copy_case
+fi
 
 if [ "$mode" = zc ]; then
 	DURING=ping_through_pool run_case "zc: XDP_PASS frames reach the stack intact while a pool is bound" \
