@@ -357,7 +357,7 @@ check_frags_support(const struct af_xdp_port *port, const struct af_xdp_prog_att
  * The program on the interface: ours bound to it where the port's Rx
  * offloads need the metadata, through libxdp otherwise.  A port whose RSS
  * mode alone wanted the metadata (the hash) goes on without it rather than
- * not start: attach_bound_or_plain().
+ * not start: attach_program() tries once more with the plain one.
  */
 static int
 attach_opened(struct af_xdp_port *port, struct af_xdp_prog_attachment *att)
