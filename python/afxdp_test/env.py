@@ -261,6 +261,17 @@ def tool(env_var, name):
     return path
 
 
+def dpdk_example(env_var, name, needs=""):
+    """The path of DPDK's example `name` that the build made from the DPDK
+    source tree (tests/dpdk_examples; env_var names it), or Skip saying
+    what it takes; `needs` adds to that."""
+    path = os.environ.get(env_var) or ""
+    if not os.path.isfile(path) or not os.access(path, os.X_OK):
+        raise Skip("%s not built (%s=%r): it is built from the DPDK source tree given as "
+                   "-Ddpdk_sdk%s" % (name, env_var, path, needs))
+    return path
+
+
 def linked_library(path, name):
     """The soname of library `name` ("librte_eal") that the ELF file at `path`
     needs (readelf's NEEDED entries): "librte_eal.so.23" for DPDK 22.11."""

@@ -27,7 +27,6 @@ offloads off, as for every AF_XDP forwarder that completes no checksum:
 hosts.py); SIGINT ends it with 0 and no XDP program is left.
 """
 
-import os
 import re
 
 from afxdp_test import env, hosts, l2fwd, runner, state, testpmd, topo
@@ -41,15 +40,6 @@ HOSTS = [  # (netns role, address, gateway, the other's subnet)
 ]
 REPLIES = re.compile(r"(\d+) packets transmitted, (\d+) received")
 TTLS = re.compile(r"ttl=(\d+)")
-
-
-def program():
-    path = os.environ.get("AFXDP_L3FWD") or ""
-    if not os.path.isfile(path) or not os.access(path, os.X_OK):
-        raise env.Skip("dpdk-l3fwd not built (AFXDP_L3FWD=%r): it is built from the DPDK "
-                       "source tree given as -Ddpdk_sdk, with DPDK's acl, fib and lpm "
-                       "libraries" % path)
-    return path
 
 
 def pinged(t, src, addr):
@@ -66,7 +56,8 @@ def pinged(t, src, addr):
 
 
 def main(t):
-    prog = program()
+    prog = env.dpdk_example("AFXDP_L3FWD", "dpdk-l3fwd",
+                            needs=", with DPDK's acl, fib and lpm libraries")
     with topo.Topology() as net:
         dut, ports, ifaces = hosts.routed_hosts(net, HOSTS, offloads_off=True)
 

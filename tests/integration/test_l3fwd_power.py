@@ -48,14 +48,6 @@ HOSTS = [  # (netns role, address, gateway, the other's subnet)
 ]
 
 
-def program():
-    path = os.environ.get("AFXDP_L3FWD_POWER") or ""
-    if not os.path.isfile(path) or not os.access(path, os.X_OK):
-        raise env.Skip("dpdk-l3fwd-power not built (AFXDP_L3FWD_POWER=%r): it is built from "
-                       "the DPDK source tree given as -Ddpdk_sdk" % path)
-    return path
-
-
 def cpu_seconds(pid):
     with open("/proc/%d/stat" % pid) as f:
         fields = f.read().rsplit(")", 1)[1].split()
@@ -87,7 +79,7 @@ def routed(t, src, dst, addr):
 
 
 def main(t):
-    prog = program()
+    prog = env.dpdk_example("AFXDP_L3FWD_POWER", "dpdk-l3fwd-power")
     with topo.Topology() as net:
         dut, ports, ifaces = hosts.routed_hosts(
             net, HOSTS, host_macs=["02:00:00:00:00:%02x" % i for i in range(len(HOSTS))])

@@ -26,7 +26,6 @@ starts, having removed those orphans, and forwards ping; when it quits no
 XDP program is left.
 """
 
-import os
 import re
 import signal
 
@@ -40,18 +39,10 @@ CLOCK = re.compile(r"HW Freq ~= (\d+)")
 CLOCK_TOLERANCE = 0.2
 
 
-def program():
-    path = os.environ.get("AFXDP_RXTX_CALLBACKS") or ""
-    if not os.path.isfile(path) or not os.access(path, os.X_OK):
-        raise env.Skip("dpdk-rxtx_callbacks not built (AFXDP_RXTX_CALLBACKS=%r): it is built "
-                       "from the DPDK source tree given as -Ddpdk_sdk" % path)
-    return path
-
-
 def main(t):
     if env.is_stock():
         raise env.Skip("Debian's stock net_af_xdp offers no Rx timestamp: the example refuses it")
-    prog = program()
+    prog = env.dpdk_example("AFXDP_RXTX_CALLBACKS", "dpdk-rxtx_callbacks")
     with topo.Topology() as net:
         dut, a, b, p0, h0, p1, h1 = hosts.two_hosts(net)
         ports = (p0, p1)
