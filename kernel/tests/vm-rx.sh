@@ -305,30 +305,35 @@ tx_run() {
 	esac
 }
 
-tx_case() {
-	local label="zc: zero-copy Tx into a slow peer (every descriptor completed, every frame delivered)"
-	local xsk_tx
+# The transmit cases' pair: ta, whose socket sends, and tb, a slow peer.
+# tb's NAPI in a thread on CPU 1, the sender on CPU 0: tb cannot keep up,
+# its ring fills (in softirq on one CPU the two polls would take turns, and
+# the ring never would). IPv6 is off in the namespace: no frame of tb's
+# stack runs ta's NAPI, which would hide a transmit that nothing wakes up.
+# Sets xsk_tx (tx_run's program); where there is no xsk_tx or no pair,
+# counts the case ($1, its label) skipped or failed and returns non-zero.
+tx_pair() {
+	local label=$1
 	xsk_tx=$(dirname "$xsk_rx")/xsk_tx
 	if [ ! -x "$xsk_tx" ]; then
 		echo "SKIP $label: no $xsk_tx"
 		skipped=$((skipped + 1))
-		return
+		return 1
 	fi
-	# tb's NAPI in a thread on CPU 1, the sender on CPU 0: tb cannot keep
-	# up, its ring fills (in softirq on one CPU the two polls would take
-	# turns, and the ring never would). IPv6 is off in the namespace: no
-	# frame of tb's stack runs ta's NAPI, which would hide a transmit that
-	# nothing wakes up.
 	in_rx ip link add ta type veth peer name tb &&
 		in_rx ip link set ta up && in_rx ip link set tb up &&
 		in_rx ethtool -K tb gro on >/dev/null &&
 		in_rx sh -c 'echo 1 > /sys/class/net/tb/threaded' &&
-		taskset -p -c 1 "$(pgrep '^napi/tb-')" >/dev/null || {
-		failed=$((failed + 1))
-		echo "FAIL $label: cannot create ta/tb with a NAPI thread on CPU 1"
-		in_rx ip link del ta 2>/dev/null
-		return
-	}
+		taskset -p -c 1 "$(pgrep '^napi/tb-')" >/dev/null && return 0
+	failed=$((failed + 1))
+	echo "FAIL $label: cannot create ta/tb with a NAPI thread on CPU 1"
+	in_rx ip link del ta 2>/dev/null
+	return 1
+}
+
+tx_case() {
+	local label="zc: zero-copy Tx into a slow peer (every descriptor completed, every frame delivered)"
+	tx_pair "$label" || return
 	tx_run "$label" --count 8192
 	# The socket above was bound after ta's program, whose NAPI went with
 	# it: the next socket is bound while that NAPI's id names nothing, and
@@ -363,26 +368,10 @@ tx_case() {
 	in_rx ip link del ta
 }
 
-# Copy-mode transmit (xsk_tx --copy) on ta/tb, as tx_case's set-up
+# Copy-mode transmit (xsk_tx --copy) on the same pair
 tx_copy_case() {
 	local label="$mode: copy-mode Tx into a slow peer (every descriptor completed once, every frame delivered or counted)"
-	local xsk_tx
-	xsk_tx=$(dirname "$xsk_rx")/xsk_tx
-	if [ ! -x "$xsk_tx" ]; then
-		echo "SKIP $label: no $xsk_tx"
-		skipped=$((skipped + 1))
-		return
-	fi
-	in_rx ip link add ta type veth peer name tb &&
-		in_rx ip link set ta up && in_rx ip link set tb up &&
-		in_rx ethtool -K tb gro on >/dev/null &&
-		in_rx sh -c 'echo 1 > /sys/class/net/tb/threaded' &&
-		taskset -p -c 1 "$(pgrep '^napi/tb-')" >/dev/null || {
-		failed=$((failed + 1))
-		echo "FAIL $label: cannot create ta/tb with a NAPI thread on CPU 1"
-		in_rx ip link del ta 2>/dev/null
-		return
-	}
+	tx_pair "$label" || return
 	tx_run "$label" --copy --count 8192
 	tx_run "$mode: copy-mode Tx, a few frames in flight at a time" \
 		--copy --count 2048 --spin 100 --in-flight 5 --timeout 60
