@@ -14,8 +14,10 @@ Four runs, each a fresh testpmd:
 
   kernel          tx_csum=auto; the DUT's veths keep tx checksumming: the
                   kernel hands the frames on CHECKSUM_PARTIAL, the receiving
-                  host trusts them (in copy mode; in zero-copy the driver
-                  computes, as below)
+                  host trusts them (in copy mode, and in zero-copy where the
+                  interface reports the tx-checksum xsk-feature, as the
+                  patched kernel's veth does; elsewhere the driver computes,
+                  as below)
   kernel, dut tx off  the same with `ethtool -K p0|p1 tx off`: the kernel
                   computes each checksum at the offsets the driver gave, and
                   the receiving host verifies it
@@ -30,11 +32,15 @@ their sha256 (in the VM, AFXDP_SOCKET_MODE set, 4 and 2 MB: thousands of
 segments all the same, under an emulated CPU); 120 UDP datagrams of several sizes each way, over IPv4 and
 IPv6, all arrive intact, and tcpdump on h1 finds the first 20 of a->b IPv4
 with their checksums still partial where the kernel left them so (first
-run, copy mode), complete otherwise; the hosts' TCP/UDP InCsumErrors do not
-move; the Tx burst mode names who completes the checksums; the
+run, by the kernel), complete otherwise; the hosts' TCP/UDP InCsumErrors do
+not move; the Tx burst mode names who completes the checksums; the
 ports' xstats count the frames whose L4 checksum the kernel completed
 (tx_q0_csum_kernel) and those the driver computed (tx_q0_csum_sw) as the
-run's mode says (the kernel's only in copy mode with tx_csum=auto).
+run's mode says.  Who completes them follows from the driver's state block:
+the kernel with tx_csum=auto on a copy-mode socket (queue.0.mode), or on a
+zero-copy one where the interface's xsk-features (iface.xsk_features, from
+netlink) include tx-checksum.  Zero-copy on veth is the patched kernel's,
+whose veth honours Tx metadata: there the state must say tx-checksum.
 """
 
 import hashlib
@@ -43,7 +49,7 @@ import random
 import shutil
 import subprocess
 
-from afxdp_test import env, hosts, runner, testpmd, topo
+from afxdp_test import env, hosts, runner, state, testpmd, topo
 
 ADDR6_A, ADDR6_B = "fd99::1", "fd99::2"
 UDP_PORT = 5002
@@ -178,6 +184,26 @@ def tx_csum_counters(tp, port):
     return xs.get("tx_q0_csum_kernel"), xs.get("tx_q0_csum_sw")
 
 
+def kernel_completes(t, tp, sw, label):
+    """Whether the ports leave L4 checksums to the kernel, from their state
+    blocks (the facts the driver found, not its decision), and whether in
+    zero-copy mode: (by_kernel, zero_copy)."""
+    blocks = [state.read(tp, port) for port in (0, 1)]
+    modes = [b.get("queue.0.mode") for b in blocks]
+    features = [b.get("iface.xsk_features") for b in blocks]
+    env.log("%s: queue.0.mode %s, iface.xsk_features %s" % (label, modes, features))
+    t.require(modes[0] == modes[1] and modes[0] in ("copy", "zero-copy"),
+              "%s: both ports' sockets in one mode (%s)" % (label, modes))
+    zero_copy = modes[0] == "zero-copy"
+    zc_csum = all(f is not None and "tx-checksum" in f.split(",") for f in features)
+    if zero_copy:
+        # Only the patched kernel's veth has zero-copy, and it takes checksum
+        # requests (c-veth-zc 5/5): netlink says so.
+        t.check(zc_csum, "%s: zero-copy veth reports the tx-checksum xsk-feature (%s)"
+                % (label, features))
+    return not sw and (not zero_copy or zc_csum), zero_copy
+
+
 def run(t, net, hs, sw, dut_tx_off, hosts_tx=True):
     dut, a, b, p0, h0, p1, h1 = hs
     label = "tx_csum=%s%s%s" % ("sw" if sw else "auto", ", dut tx off" if dut_tx_off else "",
@@ -210,8 +236,7 @@ def run(t, net, hs, sw, dut_tx_off, hosts_tx=True):
         t.equal([csum_errors(ns) for ns in (a, b)], errors_before,
                 "%s: the hosts' checksum errors on receive unchanged" % label)
         txq_info = {port: tp.cmd("show txq info %d 0" % port) for port in (0, 1)}
-        zero_copy = "zero-copy mode" in txq_info[0]
-        by_kernel = not sw and not zero_copy
+        by_kernel, zero_copy = kernel_completes(t, tp, sw, label)
         # What h1 receives: left partial by the kernel to the DUT's veth (its
         # tx on), so the bytes hold only the pseudo-header's sum, or complete.
         partial = by_kernel and not dut_tx_off
@@ -236,12 +261,13 @@ def run(t, net, hs, sw, dut_tx_off, hosts_tx=True):
             if by_kernel:
                 t.check(kernel is not None and kernel >= least and soft is not None and soft < 100,
                         "%s: port %d: L4 checksums completed by the kernel (%s), few by the driver "
-                        "(%s: ICMP's IPv4 headers)" % (label, port, kernel, soft))
+                        "(%s: ICMP's IPv4 headers)%s" % (label, port, kernel, soft,
+                                                        ": zero-copy" if zero_copy else ""))
             else:
                 t.check(kernel == 0 and soft is not None and soft >= least,
                         "%s: port %d: checksums computed by the driver (%s), none left to the "
                         "kernel (%s)%s" % (label, port, soft, kernel,
-                                            ": zero-copy" if zero_copy and not sw else ""))
+                                            ": zero-copy" if zero_copy else ""))
         tp.cmd("stop")
         t.quit_testpmd(tp, net)
 

@@ -27,6 +27,7 @@
 
 #include "af_xdp.h"
 #include "af_xdp_csum.h"
+#include "af_xdp_iface.h"
 #include "af_xdp_tx.h"
 #include "ring_sim.h"
 #include "unit_test.h"
@@ -526,16 +527,39 @@ l4_verifies(const struct rte_mbuf *m)
 static void
 test_csum_who(void)
 {
+	const enum af_xdp_zc_tx_csum yes = AF_XDP_ZC_TX_CSUM_YES, no = AF_XDP_ZC_TX_CSUM_NO;
 	const char *why = NULL;
 
-	CHECK(af_xdp_tx_csum_by_kernel(AF_XDP_TX_CSUM_AUTO, AF_XDP_TX_META_LEN, false, &why),
-	      "copy mode with Tx metadata: the kernel");
-	CHECK(!af_xdp_tx_csum_by_kernel(AF_XDP_TX_CSUM_SW, AF_XDP_TX_META_LEN, false, &why) &&
+	CHECK(af_xdp_tx_csum_by_kernel(AF_XDP_TX_CSUM_AUTO, AF_XDP_TX_META_LEN, false, no, &why),
+	      "copy mode with Tx metadata: the kernel, whatever the device's zero-copy transmit");
+	CHECK(!af_xdp_tx_csum_by_kernel(AF_XDP_TX_CSUM_SW, AF_XDP_TX_META_LEN, false, yes, &why) &&
 	      strstr(why, "tx_csum=sw") != NULL, "tx_csum=sw: the driver");
-	CHECK(!af_xdp_tx_csum_by_kernel(AF_XDP_TX_CSUM_AUTO, 0, false, &why) &&
+	CHECK(!af_xdp_tx_csum_by_kernel(AF_XDP_TX_CSUM_SW, AF_XDP_TX_META_LEN, true, yes, &why) &&
+	      strstr(why, "tx_csum=sw") != NULL, "tx_csum=sw in zero-copy: the driver");
+	CHECK(!af_xdp_tx_csum_by_kernel(AF_XDP_TX_CSUM_AUTO, 0, false, yes, &why) &&
 	      strstr(why, "6.11") != NULL, "no Tx metadata: the driver");
-	CHECK(!af_xdp_tx_csum_by_kernel(AF_XDP_TX_CSUM_AUTO, AF_XDP_TX_META_LEN, true, &why) &&
-	      strstr(why, "zero-copy") != NULL, "zero-copy: the driver");
+	CHECK(!af_xdp_tx_csum_by_kernel(AF_XDP_TX_CSUM_AUTO, 0, true, yes, &why) &&
+	      strstr(why, "6.11") != NULL, "zero-copy without Tx metadata: the driver");
+	CHECK(af_xdp_tx_csum_by_kernel(AF_XDP_TX_CSUM_AUTO, AF_XDP_TX_META_LEN, true, yes, &why),
+	      "zero-copy on a device reporting tx-checksum: the kernel");
+	CHECK(!af_xdp_tx_csum_by_kernel(AF_XDP_TX_CSUM_AUTO, AF_XDP_TX_META_LEN, true, no, &why) &&
+	      strstr(why, "without tx-checksum") != NULL,
+	      "zero-copy on a device without tx-checksum: the driver");
+	CHECK(!af_xdp_tx_csum_by_kernel(AF_XDP_TX_CSUM_AUTO, AF_XDP_TX_META_LEN, true,
+					AF_XDP_ZC_TX_CSUM_UNKNOWN, &why) &&
+	      strstr(why, "does not say") != NULL,
+	      "zero-copy where the kernel reports no xsk-features: the driver");
+
+	/* netlink's answer: the flag alone decides, and only when reported */
+	CHECK_EQ(af_xdp_zc_tx_csum(false, NETDEV_GENL_XSK_FLAGS_TX_CHECKSUM),
+		 AF_XDP_ZC_TX_CSUM_UNKNOWN);
+	CHECK_EQ(af_xdp_zc_tx_csum(true, 0), AF_XDP_ZC_TX_CSUM_NO);
+	CHECK_EQ(af_xdp_zc_tx_csum(true, NETDEV_GENL_XSK_FLAGS_TX_TIMESTAMP), AF_XDP_ZC_TX_CSUM_NO);
+	CHECK_EQ(af_xdp_zc_tx_csum(true, NETDEV_GENL_XSK_FLAGS_TX_CHECKSUM), AF_XDP_ZC_TX_CSUM_YES);
+	CHECK_EQ(af_xdp_zc_tx_csum(true, NETDEV_GENL_XSK_FLAGS_TX_TIMESTAMP |
+				   NETDEV_GENL_XSK_FLAGS_TX_CHECKSUM), AF_XDP_ZC_TX_CSUM_YES);
+	CHECK_EQ(NETDEV_GENL_A_DEV_XSK_FEATURES, 6);
+	CHECK_EQ(NETDEV_GENL_XSK_FLAGS_TX_CHECKSUM, 2);
 	CHECK_EQ(AF_XDP_TX_META_LEN, 16);
 }
 

@@ -310,6 +310,13 @@ struct af_xdp_port {
 	uint64_t rx_meta_capa;
 	enum af_xdp_rx_capa_why rx_meta_capa_why;
 	/*
+	 * The interface's xsk-features (NETDEV_GENL_XSK_FLAGS_*: what its
+	 * zero-copy transmit takes from Tx metadata), where the kernel reports
+	 * them (xsk_features_known): found at probe.
+	 */
+	bool xsk_features_known;
+	uint64_t xsk_features;
+	/*
 	 * AF_XDP_RX_META_* the configuration needs (the program bound to the
 	 * interface): those its Rx offloads ask for, and the RSS hash an RSS
 	 * mode implies (rx_meta_implied), as a NIC's PMD delivers it.

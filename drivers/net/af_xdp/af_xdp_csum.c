@@ -19,21 +19,35 @@
 #include <rte_udp.h>
 
 #include "af_xdp_csum.h"
+#include "af_xdp_iface.h"
 
 /* The mbuf Tx flags the driver knows; any other asks for what it does not offer. */
 #define KNOWN_TX_FLAGS \
 	(RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IPV6 | RTE_MBUF_F_TX_IP_CKSUM | RTE_MBUF_F_TX_L4_MASK)
 
+enum af_xdp_zc_tx_csum
+af_xdp_zc_tx_csum(bool known, uint64_t xsk_features)
+{
+	if (!known)
+		return AF_XDP_ZC_TX_CSUM_UNKNOWN;
+	return (xsk_features & NETDEV_GENL_XSK_FLAGS_TX_CHECKSUM) ? AF_XDP_ZC_TX_CSUM_YES :
+		AF_XDP_ZC_TX_CSUM_NO;
+}
+
 bool
 af_xdp_tx_csum_by_kernel(enum af_xdp_tx_csum asked, uint32_t tx_meta_len, bool zero_copy,
-			 const char **why)
+			 enum af_xdp_zc_tx_csum zc, const char **why)
 {
 	if (asked == AF_XDP_TX_CSUM_SW)
 		*why = AF_XDP_ARG_TX_CSUM "=sw";
 	else if (tx_meta_len < AF_XDP_TX_META_LEN)
 		*why = "the kernel refused AF_XDP Tx metadata (it needs Linux 6.11 or later)";
-	else if (zero_copy)
-		*why = "zero-copy mode, whose transmit may ignore Tx metadata (veth's does)";
+	else if (zero_copy && zc == AF_XDP_ZC_TX_CSUM_UNKNOWN)
+		*why = "zero-copy mode, and the kernel does not say whether the interface's transmit "
+		       "takes Tx metadata checksum requests (netlink xsk-features, Linux 6.8+)";
+	else if (zero_copy && zc != AF_XDP_ZC_TX_CSUM_YES)
+		*why = "zero-copy mode, and the interface's transmit ignores Tx metadata checksum "
+		       "requests (netlink xsk-features without tx-checksum)";
 	else
 		return true;
 	return false;

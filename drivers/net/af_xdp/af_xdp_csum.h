@@ -16,8 +16,9 @@
  * pseudo-header's sum, which is DPDK's own convention: rte_eth_tx_prepare()
  * seeds it.  Everything else is computed by the driver: the IPv4 header
  * checksum (the kernel has one checksum per frame, not two), and the L4
- * checksum wherever the kernel cannot take it (no Tx metadata, zero-copy,
- * no room for the metadata, a frame that does not end with its L4 segment).
+ * checksum wherever the kernel cannot take it (no Tx metadata, zero-copy on
+ * a device whose transmit does not take it, no room for the metadata, a
+ * frame that does not end with its L4 segment).
  */
 
 #include <stdbool.h>
@@ -56,14 +57,35 @@ struct af_xdp_tx_meta {
 #define AF_XDP_TX_META_LEN	((uint32_t)sizeof(struct af_xdp_tx_meta))
 
 /*
+ * Whether the interface's zero-copy transmit honours Tx metadata checksum
+ * requests.  Copy mode always does (xsk_build_skb()); in zero-copy mode the
+ * device's driver reads the metadata, and the kernel says which drivers
+ * take a checksum request: the tx-checksum flag of the netdev netlink
+ * family's xsk-features (Linux 6.8+).  A driver without it (veth before the
+ * project's patched kernel honoured it) sends the frame with the
+ * pseudo-header's sum alone.
+ */
+enum af_xdp_zc_tx_csum {
+	AF_XDP_ZC_TX_CSUM_UNKNOWN,	/* the kernel does not say (no xsk-features) */
+	AF_XDP_ZC_TX_CSUM_NO,		/* xsk-features without tx-checksum */
+	AF_XDP_ZC_TX_CSUM_YES,		/* tx-checksum */
+};
+
+/*
+ * The above from the netlink answer: known (the kernel reported
+ * xsk-features) and the features, NETDEV_GENL_XSK_FLAGS_*.
+ */
+enum af_xdp_zc_tx_csum af_xdp_zc_tx_csum(bool known, uint64_t xsk_features);
+
+/*
  * Whether a Tx queue leaves L4 checksums to the kernel: asked (tx_csum not
  * sw), the UMEM registered with Tx metadata (tx_meta_len), and a copy-mode
- * socket (veth's zero-copy transmit, the patched kernel's, ignores Tx
- * metadata: the peer would get the pseudo-header's sum).  When not, *why
- * says why, for the log.
+ * socket, or a zero-copy one on an interface whose zero-copy transmit takes
+ * checksum requests (zc: otherwise the peer would get the pseudo-header's
+ * sum).  When not, *why says why, for the log.
  */
 bool af_xdp_tx_csum_by_kernel(enum af_xdp_tx_csum asked, uint32_t tx_meta_len, bool zero_copy,
-			      const char **why);
+			      enum af_xdp_zc_tx_csum zc, const char **why);
 
 /*
  * Check the checksum request of m (ol_flags, l2_len, l3_len) against its

@@ -535,6 +535,13 @@ close_sockets(struct rte_eth_dev *dev)
 	port->nb_socks = 0;
 }
 
+/* Whether the interface's zero-copy transmit takes checksum requests. */
+static enum af_xdp_zc_tx_csum
+zc_tx_csum(const struct af_xdp_port *port)
+{
+	return af_xdp_zc_tx_csum(port->xsk_features_known, port->xsk_features);
+}
+
 /* The socket of queue index i serves its Rx and Tx queues. */
 static int
 serve_queues(struct rte_eth_dev *dev, uint16_t i, const struct af_xdp_socket *sock)
@@ -555,7 +562,8 @@ serve_queues(struct rte_eth_dev *dev, uint16_t i, const struct af_xdp_socket *so
 		af_xdp_txq_bind(txq, &sock->tx, &sock->comp, layout, tx_meta_len,
 				af_xdp_umem_pool(sock->umem), sock->fd);
 		af_xdp_txq_set_csum(txq, af_xdp_tx_csum_by_kernel(port->args.tx_csum, tx_meta_len,
-								  sock->zero_copy, &why));
+								  sock->zero_copy, zc_tx_csum(port),
+								  &why));
 	}
 	if (rxq == NULL)
 		return 0;
@@ -659,7 +667,7 @@ select_tx_burst(struct rte_eth_dev *dev)
 	}
 	dev->tx_pkt_burst = af_xdp_tx_burst_csum;
 	if (af_xdp_tx_csum_by_kernel(port->args.tx_csum, af_xdp_umem_tx_meta_len(sock->umem),
-				     sock->zero_copy, &why))
+				     sock->zero_copy, zc_tx_csum(port), &why))
 		AF_XDP_PORT_LOG(INFO, port,
 				"Tx checksums: TCP and UDP completed by the kernel (AF_XDP Tx metadata), IPv4 headers by the driver");
 	else
@@ -995,6 +1003,10 @@ af_xdp_probe(struct rte_vdev_device *vdev)
 	      af_xdp_prog_choose_redirect(port) != 0 ? -ENOTSUP : 0;
 	if (ret == 0) {
 		af_xdp_rx_offload_probe(port);
+		/* Before Linux 6.8 the kernel does not say: the attribute is missing. */
+		port->xsk_features_known =
+			af_xdp_iface_netdev_attr(port->ifindex, NETDEV_GENL_A_DEV_XSK_FEATURES,
+						 &port->xsk_features) == 0;
 		dev->data->mac_addrs = rte_zmalloc("af_xdp_mac", sizeof(struct rte_ether_addr), 0);
 		if (dev->data->mac_addrs == NULL)
 			ret = -ENOMEM;

@@ -4,7 +4,8 @@
 
 /*
  * The kernel network interface behind a port: index, MAC address, flags,
- * MTU, queues and link speed, through the classic ioctls, and what the
+ * MTU, queues and link speed, through the classic ioctls; what the kernel's
+ * netdev netlink family says of its XDP and AF_XDP features; and what the
  * ports change on it, given back.  Each function returns 0 or a negative
  * errno and leaves the message to its caller, which knows what the user was
  * trying to do.
@@ -22,6 +23,7 @@
 #include <sys/socket.h>
 
 #include <linux/ethtool.h>
+#include <linux/genetlink.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 #include <linux/sockios.h>
@@ -386,3 +388,90 @@ af_xdp_iface_give_back_all(void (*report)(const char *iface, int err))
 	pthread_mutex_unlock(&kept_lock);
 	return n;
 }
+
+/*
+ * One generic netlink request with one attribute; the answer into buf.
+ * Its length, or -errno (the kernel's, for an error answer).
+ */
+static int
+genl_call(int fd, uint16_t family, uint8_t cmd, uint16_t attr, const void *val, uint16_t len,
+	  char *buf, size_t size)
+{
+	struct {
+		struct nlmsghdr nh;
+		struct genlmsghdr g;
+		struct nlattr a;
+		char val[16];
+	} req;
+	const struct nlmsghdr *nh = (const struct nlmsghdr *)buf;
+	ssize_t n;
+
+	if (len > sizeof(req.val))
+		return -EINVAL;
+	memset(&req, 0, sizeof(req));
+	req.nh.nlmsg_len = NLMSG_LENGTH(GENL_HDRLEN + NLA_ALIGN(NLA_HDRLEN + len));
+	req.nh.nlmsg_type = family;
+	req.nh.nlmsg_flags = NLM_F_REQUEST;
+	req.g.cmd = cmd;
+	req.g.version = 1;
+	req.a.nla_type = attr;
+	req.a.nla_len = NLA_HDRLEN + len;
+	memcpy(req.val, val, len);
+	if (send(fd, &req, req.nh.nlmsg_len, 0) < 0)
+		return -errno;
+	n = recv(fd, buf, size, 0);
+	if (n < 0)
+		return -errno;
+	if (!NLMSG_OK(nh, (size_t)n))
+		return -EPROTO;
+	if (nh->nlmsg_type == NLMSG_ERROR) {
+		const struct nlmsgerr *e = NLMSG_DATA(nh);
+
+		return e->error != 0 ? e->error : -EPROTO;
+	}
+	return (int)n;
+}
+
+/* Attribute type of a generic netlink answer, size bytes into out; -ENOENT. */
+static int
+genl_attr(const char *buf, uint16_t type, void *out, size_t size)
+{
+	const struct nlmsghdr *nh = (const struct nlmsghdr *)buf;
+	int left = (int)nh->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN);
+	const struct nlattr *a = (const struct nlattr *)((const char *)NLMSG_DATA(nh) + GENL_HDRLEN);
+
+	while (left >= NLA_HDRLEN && a->nla_len >= NLA_HDRLEN && a->nla_len <= left) {
+		if ((a->nla_type & NLA_TYPE_MASK) == type && (size_t)(a->nla_len - NLA_HDRLEN) >= size) {
+			memcpy(out, (const char *)a + NLA_HDRLEN, size);
+			return 0;
+		}
+		left -= NLA_ALIGN(a->nla_len);
+		a = (const struct nlattr *)((const char *)a + NLA_ALIGN(a->nla_len));
+	}
+	return -ENOENT;
+}
+
+int
+af_xdp_iface_netdev_attr(int ifindex, uint16_t attr, uint64_t *value)
+{
+	char buf[4096] __rte_aligned(NLMSG_ALIGNTO);
+	uint32_t index = (uint32_t)ifindex;
+	uint16_t family;
+	int fd, ret;
+
+	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
+	if (fd < 0)
+		return -errno;
+	ret = genl_call(fd, GENL_ID_CTRL, CTRL_CMD_GETFAMILY, CTRL_ATTR_FAMILY_NAME,
+			NETDEV_GENL_NAME, sizeof(NETDEV_GENL_NAME), buf, sizeof(buf));
+	if (ret >= 0)
+		ret = genl_attr(buf, CTRL_ATTR_FAMILY_ID, &family, sizeof(family));
+	if (ret >= 0)
+		ret = genl_call(fd, family, NETDEV_GENL_CMD_DEV_GET, NETDEV_GENL_A_DEV_IFINDEX,
+				&index, sizeof(index), buf, sizeof(buf));
+	if (ret >= 0)
+		ret = genl_attr(buf, attr, value, sizeof(*value));
+	close(fd);
+	return ret < 0 ? ret : 0;
+}
+

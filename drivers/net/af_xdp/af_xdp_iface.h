@@ -31,6 +31,29 @@ int af_xdp_iface_speed(const char *iface, uint32_t *speed_mbps, bool *full_duple
 const char *af_xdp_iface_driver(const char *iface, char *buf, size_t len);
 
 /*
+ * The kernel's netdev generic netlink family (Linux 6.3), from its UAPI
+ * linux/netdev.h, which Debian 12's headers (6.1) lack: the device
+ * attributes xdp-rx-metadata-features (6.3) and xsk-features (6.8), and
+ * their flags.
+ */
+#define NETDEV_GENL_NAME			"netdev"
+#define NETDEV_GENL_CMD_DEV_GET			1
+#define NETDEV_GENL_A_DEV_IFINDEX		1
+#define NETDEV_GENL_A_DEV_XDP_RX_METADATA_FEATURES 5
+#define NETDEV_GENL_A_DEV_XSK_FEATURES		6
+#define NETDEV_GENL_XDP_RX_METADATA_HASH	2
+#define NETDEV_GENL_XDP_RX_METADATA_VLAN_TAG	4
+#define NETDEV_GENL_XSK_FLAGS_TX_TIMESTAMP	1
+#define NETDEV_GENL_XSK_FLAGS_TX_CHECKSUM	2
+
+/*
+ * The 64-bit device attribute attr (NETDEV_GENL_A_DEV_*) of the interface
+ * ifindex, as the netdev family answers its dev-get: -ENOENT where the
+ * kernel has no such attribute, another -errno where it cannot answer.
+ */
+int af_xdp_iface_netdev_attr(int ifindex, uint16_t attr, uint64_t *value);
+
+/*
  * What the ports of this process may change on an interface and give back:
  * its promiscuous and all-multicast flags and its MAC address, as they were
  * when the first of them was probed.  af_xdp_iface_keep() adds a user;

@@ -28,9 +28,7 @@
 
 #include <sys/socket.h>
 
-#include <linux/genetlink.h>
 #include <linux/if_link.h>
-#include <linux/netlink.h>
 
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
@@ -39,20 +37,9 @@
 #include <rte_mbuf_dyn.h>
 
 #include "af_xdp_bpf_abi.h"
+#include "af_xdp_iface.h"
 #include "af_xdp_libxdp.h"
 #include "af_xdp_rx_offload.h"
-
-/*
- * The netdev generic netlink family (Linux 6.3; its device attribute
- * xdp-rx-metadata-features, 6.7), from the kernel's UAPI linux/netdev.h,
- * which Debian 12's headers (6.1) lack.
- */
-#define NETDEV_GENL_NAME			"netdev"
-#define NETDEV_GENL_CMD_DEV_GET			1
-#define NETDEV_GENL_A_DEV_IFINDEX		1
-#define NETDEV_GENL_A_DEV_XDP_RX_METADATA_FEATURES 5
-#define NETDEV_GENL_XDP_RX_METADATA_HASH	2
-#define NETDEV_GENL_XDP_RX_METADATA_VLAN_TAG	4
 
 /* Whether the running kernel has both metadata functions, asked of its BTF once. */
 static bool
@@ -69,98 +56,6 @@ kernel_has_kfuncs(void)
 	      btf__find_by_name_kind(btf, "bpf_xdp_metadata_rx_vlan_tag", BTF_KIND_FUNC) > 0;
 	btf__free(btf);
 	return has;
-}
-
-/*
- * One generic netlink request with one attribute; the answer into buf.
- * Its length, or -errno (the kernel's, for an error answer).
- */
-static int
-genl_call(int fd, uint16_t family, uint8_t cmd, uint16_t attr, const void *val, uint16_t len,
-	  char *buf, size_t size)
-{
-	struct {
-		struct nlmsghdr nh;
-		struct genlmsghdr g;
-		struct nlattr a;
-		char val[16];
-	} req;
-	const struct nlmsghdr *nh = (const struct nlmsghdr *)buf;
-	ssize_t n;
-
-	if (len > sizeof(req.val))
-		return -EINVAL;
-	memset(&req, 0, sizeof(req));
-	req.nh.nlmsg_len = NLMSG_LENGTH(GENL_HDRLEN + NLA_ALIGN(NLA_HDRLEN + len));
-	req.nh.nlmsg_type = family;
-	req.nh.nlmsg_flags = NLM_F_REQUEST;
-	req.g.cmd = cmd;
-	req.g.version = 1;
-	req.a.nla_type = attr;
-	req.a.nla_len = NLA_HDRLEN + len;
-	memcpy(req.val, val, len);
-	if (send(fd, &req, req.nh.nlmsg_len, 0) < 0)
-		return -errno;
-	n = recv(fd, buf, size, 0);
-	if (n < 0)
-		return -errno;
-	if (!NLMSG_OK(nh, (size_t)n))
-		return -EPROTO;
-	if (nh->nlmsg_type == NLMSG_ERROR) {
-		const struct nlmsgerr *e = NLMSG_DATA(nh);
-
-		return e->error != 0 ? e->error : -EPROTO;
-	}
-	return (int)n;
-}
-
-/* Attribute type of a generic netlink answer, size bytes into out; -ENOENT. */
-static int
-genl_attr(const char *buf, uint16_t type, void *out, size_t size)
-{
-	const struct nlmsghdr *nh = (const struct nlmsghdr *)buf;
-	int left = (int)nh->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN);
-	const struct nlattr *a = (const struct nlattr *)((const char *)NLMSG_DATA(nh) + GENL_HDRLEN);
-
-	while (left >= NLA_HDRLEN && a->nla_len >= NLA_HDRLEN && a->nla_len <= left) {
-		if ((a->nla_type & NLA_TYPE_MASK) == type && (size_t)(a->nla_len - NLA_HDRLEN) >= size) {
-			memcpy(out, (const char *)a + NLA_HDRLEN, size);
-			return 0;
-		}
-		left -= NLA_ALIGN(a->nla_len);
-		a = (const struct nlattr *)((const char *)a + NLA_ALIGN(a->nla_len));
-	}
-	return -ENOENT;
-}
-
-/*
- * The metadata kfuncs the interface implements, as the kernel says
- * (NETDEV_XDP_RX_METADATA_*): a device without them answers -EOPNOTSUPP
- * to each call, whatever the kernel.  -errno when the kernel cannot say.
- */
-static int
-iface_rx_metadata(int ifindex, uint64_t *features)
-{
-	char buf[4096] __rte_aligned(NLMSG_ALIGNTO);
-	uint32_t index = (uint32_t)ifindex;
-	uint16_t family;
-	int fd, ret;
-
-	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
-	if (fd < 0)
-		return -errno;
-	ret = genl_call(fd, GENL_ID_CTRL, CTRL_CMD_GETFAMILY, CTRL_ATTR_FAMILY_NAME,
-			NETDEV_GENL_NAME, sizeof(NETDEV_GENL_NAME), buf, sizeof(buf));
-	if (ret >= 0)
-		ret = genl_attr(buf, CTRL_ATTR_FAMILY_ID, &family, sizeof(family));
-	if (ret >= 0)
-		ret = genl_call(fd, family, NETDEV_GENL_CMD_DEV_GET, NETDEV_GENL_A_DEV_IFINDEX,
-				&index, sizeof(index), buf, sizeof(buf));
-	if (ret >= 0)
-		ret = genl_attr(buf, NETDEV_GENL_A_DEV_XDP_RX_METADATA_FEATURES, features,
-				sizeof(*features));
-	close(fd);
-	return ret < 0 ? ret : 0;
 }
 
 /* The Rx metadata offloads the port can offer, or 0; *why. */
@@ -182,7 +77,8 @@ rx_meta_capa(const struct af_xdp_port *port, enum af_xdp_rx_capa_why *why)
 		*why = AF_XDP_RX_CAPA_KERNEL_LACKS_KFUNCS;
 		return 0;
 	}
-	if (iface_rx_metadata(port->ifindex, &features) != 0) {
+	if (af_xdp_iface_netdev_attr(port->ifindex, NETDEV_GENL_A_DEV_XDP_RX_METADATA_FEATURES,
+				     &features) != 0) {
 		*why = AF_XDP_RX_CAPA_IFACE_UNKNOWN;
 		return RTE_ETH_RX_OFFLOAD_TIMESTAMP;
 	}

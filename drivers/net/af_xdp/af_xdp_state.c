@@ -36,6 +36,7 @@
 #include <rte_version.h>
 
 #include "af_xdp.h"
+#include "af_xdp_iface.h"
 #include "af_xdp_kernel.h"
 #include "af_xdp_lend.h"
 #include "af_xdp_mp.h"
@@ -242,6 +243,29 @@ dump_redirect(FILE *f, const struct af_xdp_port *port, const struct af_xdp_kerne
 	fprintf(f, "xdp.redirect.reason = %s\n", why);
 }
 
+/*
+ * What the interface's zero-copy transmit takes from Tx metadata, as the
+ * kernel reported it at probe (netlink xsk-features, the kernel's names of
+ * the flags); left out where it did not (before Linux 6.8).
+ */
+static void
+dump_xsk_features(FILE *f, const struct af_xdp_port *port)
+{
+	char names[32] = "";
+	size_t len;
+
+	if (!port->xsk_features_known)
+		return;
+	if (port->xsk_features & NETDEV_GENL_XSK_FLAGS_TX_TIMESTAMP)
+		rte_strlcat(names, "tx-timestamp,", sizeof(names));
+	if (port->xsk_features & NETDEV_GENL_XSK_FLAGS_TX_CHECKSUM)
+		rte_strlcat(names, "tx-checksum,", sizeof(names));
+	len = strlen(names);
+	if (len > 0)
+		names[len - 1] = '\0';
+	fprintf(f, "iface.xsk_features = %s\n", len > 0 ? names : "none");
+}
+
 /* Which driver, which port, on what. */
 static void
 dump_identity(FILE *f, const struct af_xdp_port *port)
@@ -261,6 +285,7 @@ dump_identity(FILE *f, const struct af_xdp_port *port)
 	fprintf(f, "iface = %s\n", port->args.iface);
 	fprintf(f, "iface.ifindex = %d\n", port->ifindex);
 	fprintf(f, "iface.queues = %u\n", port->max_queues);
+	dump_xsk_features(f, port);
 	fprintf(f, "queues.start = %u\n", port->args.start_queue);
 	fprintf(f, "queues.count = %u\n", port->args.queue_count);
 }
