@@ -474,4 +474,3 @@ af_xdp_iface_netdev_attr(int ifindex, uint16_t attr, uint64_t *value)
 	close(fd);
 	return ret < 0 ? ret : 0;
 }
-
