@@ -29,6 +29,10 @@ records, per source port, the skb hash the sending kernel computed
               after the frame):
               every frame shows the tag's tci, its length without the tag
               (the tag is not in the bytes) and no RSS hash (not asked).
+              Then strip off and TIMESTAMP on (the bound program still
+              runs): the state says rx.vlan reinserted, and every frame
+              carries the tag in its bytes (802.1Q ethertype, 4 bytes
+              longer), no stripped tci.
   timestamp   --enable-rx-timestamp, one queue: every frame carries the
               timestamp dynamic field, within the sender's run in CLOCK_TAI,
               never decreasing.
@@ -62,6 +66,7 @@ TEST_TCI = 0x6064                   # tc_rx_offloads.bpf.c's
 RX_OFFLOAD_VLAN_STRIP = 0x1
 RX_OFFLOAD_RSS_HASH = 0x80000
 LINE = r"type=0x0800 - length=(\d+) - nb_segs=\d+([^\n]*)\n"
+TAGGED_LINE = r"type=0x8100 - length=(\d+) - nb_segs=\d+([^\n]*)\n"
 HASH = re.compile(r" - RSS hash=(0x[0-9a-f]+)")
 TCI = re.compile(r" - VLAN tci=(0x[0-9a-f]+)")
 STAMP = re.compile(r" - timestamp (\d+) ")
@@ -193,7 +198,34 @@ def check_vlan_strip(t, net, dut, gen):
         t.equal(sorted(set(n for n, _, _ in lines)), SIZES,
                 "vlan_strip: frame lengths without the tag")
         t.check(all(h is None for _, h, _ in lines), "vlan_strip: no RSS hash (not asked)")
+        check_vlan_reinserted(t, tp, port, peer)
         t.quit_testpmd(tp, net)
+
+
+def check_vlan_reinserted(t, tp, port, peer):
+    """VLAN_STRIP off, the bound program running for TIMESTAMP: the tag the
+    sending side kept out of band is back in each frame's bytes."""
+    tp.cmd("port stop 0")
+    tp.cmd("port config 0 rx_offload vlan_strip off")
+    tp.cmd("port config 0 rx_offload timestamp on")
+    tp.cmd("port start 0")
+    st = state.read(tp)
+    t.require(st.get("state") == "started", "vlan_reinserted: port started again")
+    t.equal((st.get("rx.offloads"), st.get("rx.vlan"), st.get("xdp.program")),
+            ("timestamp", "reinserted", "afxdp_meta_map"),
+            "vlan_reinserted: state rx.offloads, rx.vlan, xdp.program")
+    count = FLOWS * PER_FLOW
+    tp.cmd("set verbose 1")
+    tp.cmd("start")
+    traffic.send(peer, port.mac, count, SIZES, kind="udp", flows=FLOWS, stream="vlan_reinserted")
+    seen = tp.wait_output(TAGGED_LINE, count)
+    tp.cmd("stop")
+    tp.cmd("set verbose 0")
+    t.equal(collections.Counter(int(n) for n, _ in seen),
+            {n + 4: PER_FLOW for n in SIZES},
+            "vlan_reinserted: every frame with the 802.1Q ethertype in its bytes, 4 bytes longer")
+    t.check(not any(TCI.search(rest) for _, rest in seen),
+            "vlan_reinserted: no stripped tag reported (RTE_MBUF_F_RX_VLAN clear)")
 
 
 def check_timestamp(t, net, dut, gen):

@@ -61,6 +61,8 @@ struct af_xdp_owner {
 #define AF_XDP_RX_META_HASH	(1u << 0)	/* rx_meta_want: call bpf_xdp_metadata_rx_hash() */
 #define AF_XDP_RX_META_VLAN	(1u << 1)	/* call bpf_xdp_metadata_rx_vlan_tag() */
 #define AF_XDP_RX_META_TIMESTAMP (1u << 2)	/* stamp with bpf_ktime_get_tai_ns() */
+/* Put a tag the interface kept out of the frame back into it (no VLAN_STRIP). */
+#define AF_XDP_RX_META_VLAN_INLINE (1u << 3)
 
 struct af_xdp_rx_meta {
 	/* CLOCK_TAI when the program ran, in ns: for the timestamp dynamic field. */

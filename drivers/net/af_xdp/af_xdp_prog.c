@@ -451,7 +451,8 @@ find_attachment(int ifindex)
 /*
  * A port joining the built-in program another port of the process attached
  * gets the Rx metadata that program writes: what the port's offloads ask
- * for must be among it; the hash its RSS mode only implied it goes without.
+ * for must be among it; the hash its RSS mode only implied, or the VLAN tags
+ * put back, it goes without.
  */
 static int
 join_rx_meta(struct af_xdp_port *port, const struct af_xdp_prog_attachment *att)
@@ -465,7 +466,7 @@ join_rx_meta(struct af_xdp_port *port, const struct af_xdp_prog_attachment *att)
 				af_xdp_rx_meta_names(att->rx_meta));
 		return -EBUSY;
 	}
-	if ((port->rx_meta & ~att->rx_meta) != 0)
+	if ((port->rx_meta & ~att->rx_meta & AF_XDP_RX_META_HASH) != 0)
 		AF_XDP_PORT_LOG(NOTICE, port,
 				"RSS configured, but no RSS hash in the mbufs: the built-in program another port of this process attached on %s does not write it",
 				port->args.iface);

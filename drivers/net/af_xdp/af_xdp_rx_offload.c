@@ -154,12 +154,27 @@ af_xdp_rx_meta_names(uint32_t want)
  * we, where the interface has it, unless the program cannot be bound.
  */
 static uint32_t
-rx_meta_implied(const struct af_xdp_port *port, uint32_t asked, bool rss)
+rx_hash_implied(const struct af_xdp_port *port, uint32_t asked, bool rss)
 {
 	if (!rss || (asked & AF_XDP_RX_META_HASH) ||
 	    !(port->rx_meta_capa & RTE_ETH_RX_OFFLOAD_RSS_HASH))
 		return 0;
 	return AF_XDP_RX_META_HASH;
+}
+
+/*
+ * Where the bound program runs anyway and VLAN_STRIP is not asked, a tag
+ * the interface keeps out of the frame (it implements the tag's kfunc) goes
+ * back into the frame's bytes, as a NIC without the offload delivers it:
+ * the plain program cannot, and the tag would be lost.
+ */
+static uint32_t
+rx_vlan_inline_implied(const struct af_xdp_port *port, uint32_t meta)
+{
+	if (meta == 0 || (meta & AF_XDP_RX_META_VLAN) ||
+	    !(port->rx_meta_capa & RTE_ETH_RX_OFFLOAD_VLAN_STRIP))
+		return 0;
+	return AF_XDP_RX_META_VLAN_INLINE;
 }
 
 int
@@ -168,7 +183,8 @@ af_xdp_rx_offload_configure(struct af_xdp_port *port, uint64_t offloads, bool rs
 	uint32_t asked = af_xdp_rx_meta_want(offloads);
 	int ret;
 
-	port->rx_meta_implied = rx_meta_implied(port, asked, rss);
+	port->rx_meta_implied = rx_hash_implied(port, asked, rss);
+	port->rx_meta_implied |= rx_vlan_inline_implied(port, asked | port->rx_meta_implied);
 	port->rx_meta_conf = asked | port->rx_meta_implied;
 	port->rx_meta = port->rx_meta_conf;
 	port->rx_cksum = (offloads & RTE_ETH_RX_OFFLOAD_IPV4_CKSUM) != 0;
@@ -189,7 +205,7 @@ af_xdp_rx_offload_configure(struct af_xdp_port *port, uint64_t offloads, bool rs
 		AF_XDP_PORT_LOG(INFO, port,
 				"Rx offloads %s: from the XDP metadata of %s, through the built-in program bound to it, which must run alone there (no libxdp dispatcher)",
 				af_xdp_rx_meta_names(asked), port->args.iface);
-	if (port->rx_meta_implied != 0)
+	if (port->rx_meta_implied & AF_XDP_RX_META_HASH)
 		AF_XDP_PORT_LOG(INFO, port,
 				"RSS configured: each mbuf gets the RSS hash of %s's XDP metadata too (RTE_MBUF_F_RX_RSS_HASH), as with a NIC, where the built-in program can run bound to it, alone",
 				port->args.iface);

@@ -312,8 +312,8 @@ dump_xdp_choice(FILE *f, const struct af_xdp_port *port)
 /*
  * The Rx offloads from the XDP metadata: those the port offers (or none,
  * and why: found at probe), those the configuration's RSS mode implied, and
- * those in force while started; and whether the burst checks IPv4 header
- * checksums.
+ * those in force while started; whether the burst checks IPv4 header
+ * checksums; and where a VLAN tag the interface kept out of the frame goes.
  */
 static void
 dump_rx_offloads(FILE *f, const struct af_xdp_port *port)
@@ -325,6 +325,8 @@ dump_rx_offloads(FILE *f, const struct af_xdp_port *port)
 	fprintf(f, "rx.offloads.implied = %s\n", af_xdp_rx_meta_names(port->rx_meta_implied));
 	fprintf(f, "rx.offloads = %s\n", af_xdp_rx_meta_names(port->rx_meta));
 	fprintf(f, "rx.cksum = %s\n", port->rx_cksum ? "ipv4" : "none");
+	fprintf(f, "rx.vlan = %s\n", (port->rx_meta & AF_XDP_RX_META_VLAN) ? "stripped" :
+		(port->rx_meta & AF_XDP_RX_META_VLAN_INLINE) ? "reinserted" : "as-received");
 }
 
 /* The devargs that shape the sockets, and the frame limits. */

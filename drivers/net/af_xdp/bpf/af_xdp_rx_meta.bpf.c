@@ -9,7 +9,8 @@
  * the XDP metadata kernel functions of the interface: its receive hash and
  * the VLAN tag it took out of the frame, a CLOCK_TAI stamp, laid out as the mbuf holds them,
  * with the mbuf's flags for them (whose values the driver sets before
- * load).  The driver moves them into the mbuf (af_xdp_rx.h).
+ * load).  The driver moves them into the mbuf (af_xdp_rx.h).  Without
+ * VLAN_STRIP, the tag goes back into the frame instead.
  *
  * The kernel functions need a device-bound program: the driver loads one
  * of these with the interface's index and BPF_F_XDP_DEV_BOUND_ONLY and
@@ -21,6 +22,8 @@
  *
  * Names within the kernel's 15 characters, as bpftool shows them.
  */
+
+#include <bpf/bpf_endian.h>
 
 #include "af_xdp_common.bpf.h"
 
@@ -84,14 +87,53 @@ write_meta(struct xdp_md *ctx)
 }
 
 /*
- * A frame that cannot carry the metadata goes to the kernel's stack rather
- * than to the socket with stale bytes in front of it.  No driver that
- * implements the kernel functions lacks the room.
+ * Without VLAN_STRIP, a tag the interface kept out of the frame's bytes
+ * (veth with a VLAN device's tx-vlan-offload on the sending side, a NIC's
+ * tag offload) goes back into the frame, after the MAC addresses, as the
+ * wire had it: the application sees the frame a NIC without the offload
+ * would give it.  -1 when the frame has no headroom for the 4 bytes.
  */
+static __always_inline int
+inline_vlan_tag(struct xdp_md *ctx)
+{
+	__be16 proto = 0;
+	__u16 tci = 0;
+	__u8 *data;
+
+	if (bpf_xdp_metadata_rx_vlan_tag(ctx, &proto, &tci) != 0)
+		return 0;	/* no tag out of band */
+	if (bpf_xdp_adjust_head(ctx, -4) != 0)
+		return -1;
+	data = (void *)(long)ctx->data;
+	if ((void *)(data + 2 * 6 + 4) > (void *)(long)ctx->data_end)
+		return -1;
+	__builtin_memmove(data, data + 4, 2 * 6);
+	*(__be16 *)(data + 12) = proto;
+	*(__be16 *)(data + 14) = bpf_htons(tci);
+	return 0;
+}
+
+/*
+ * A frame that cannot carry the metadata, or its tag, goes to the kernel's
+ * stack rather than to the socket with stale bytes in front of it or
+ * without the tag.  No driver that implements the kernel functions lacks
+ * the room.
+ */
+static __always_inline int
+prepare(struct xdp_md *ctx)
+{
+	if (write_meta(ctx) != 0)
+		return -1;
+	/* After the metadata, which bpf_xdp_adjust_head() moves with the frame. */
+	if ((rx_meta_want & AF_XDP_RX_META_VLAN_INLINE) && inline_vlan_tag(ctx) != 0)
+		return -1;
+	return 0;
+}
+
 SEC("xdp.frags")
 int afxdp_meta_map(struct xdp_md *ctx)
 {
-	if (write_meta(ctx) != 0)
+	if (prepare(ctx) != 0)
 		return XDP_PASS;
 	return afxdp_redirect_map(ctx);
 }
@@ -99,7 +141,7 @@ int afxdp_meta_map(struct xdp_md *ctx)
 SEC("xdp.frags")
 int afxdp_meta_dir(struct xdp_md *ctx)
 {
-	if (write_meta(ctx) != 0)
+	if (prepare(ctx) != 0)
 		return XDP_PASS;
 	return afxdp_redirect_direct(ctx);
 }
