@@ -1002,11 +1002,13 @@ af_xdp_probe(struct rte_vdev_device *vdev)
 	ret = check_interface(name, port) != 0 ? -EINVAL :
 	      af_xdp_prog_choose_redirect(port) != 0 ? -ENOTSUP : 0;
 	if (ret == 0) {
-		af_xdp_rx_offload_probe(port);
-		/* Before Linux 6.8 the kernel does not say: the attribute is missing. */
-		port->xsk_features_known =
-			af_xdp_iface_netdev_attr(port->ifindex, NETDEV_GENL_A_DEV_XSK_FEATURES,
-						 &port->xsk_features) == 0;
+		struct af_xdp_netdev_features f;
+
+		/* Where the kernel cannot answer, every _known stays false. */
+		(void)af_xdp_iface_netdev_features(port->ifindex, &f);
+		af_xdp_rx_offload_probe(port, &f);
+		port->xsk_features_known = f.xsk_known;
+		port->xsk_features = f.xsk;
 		dev->data->mac_addrs = rte_zmalloc("af_xdp_mac", sizeof(struct rte_ether_addr), 0);
 		if (dev->data->mac_addrs == NULL)
 			ret = -ENOMEM;

@@ -452,13 +452,14 @@ genl_attr(const char *buf, uint16_t type, void *out, size_t size)
 }
 
 int
-af_xdp_iface_netdev_attr(int ifindex, uint16_t attr, uint64_t *value)
+af_xdp_iface_netdev_features(int ifindex, struct af_xdp_netdev_features *f)
 {
 	char buf[4096] __rte_aligned(NLMSG_ALIGNTO);
 	uint32_t index = (uint32_t)ifindex;
 	uint16_t family;
 	int fd, ret;
 
+	memset(f, 0, sizeof(*f));
 	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
 	if (fd < 0)
 		return -errno;
@@ -469,8 +470,13 @@ af_xdp_iface_netdev_attr(int ifindex, uint16_t attr, uint64_t *value)
 	if (ret >= 0)
 		ret = genl_call(fd, family, NETDEV_GENL_CMD_DEV_GET, NETDEV_GENL_A_DEV_IFINDEX,
 				&index, sizeof(index), buf, sizeof(buf));
-	if (ret >= 0)
-		ret = genl_attr(buf, attr, value, sizeof(*value));
 	close(fd);
-	return ret < 0 ? ret : 0;
+	if (ret < 0)
+		return ret;
+	f->xdp_rx_metadata_known = genl_attr(buf, NETDEV_GENL_A_DEV_XDP_RX_METADATA_FEATURES,
+					     &f->xdp_rx_metadata,
+					     sizeof(f->xdp_rx_metadata)) == 0;
+	f->xsk_known = genl_attr(buf, NETDEV_GENL_A_DEV_XSK_FEATURES, &f->xsk,
+				 sizeof(f->xsk)) == 0;
+	return 0;
 }

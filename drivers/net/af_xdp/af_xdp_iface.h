@@ -47,11 +47,20 @@ const char *af_xdp_iface_driver(const char *iface, char *buf, size_t len);
 #define NETDEV_GENL_XSK_FLAGS_TX_CHECKSUM	2
 
 /*
- * The 64-bit device attribute attr (NETDEV_GENL_A_DEV_*) of the interface
- * ifindex, as the netdev family answers its dev-get: -ENOENT where the
- * kernel has no such attribute, another -errno where it cannot answer.
+ * What the netdev family's dev-get says of an interface for AF_XDP: the
+ * XDP metadata kfuncs it implements (6.3+) and what its zero-copy transmit
+ * takes from Tx metadata (6.8+).  A kernel without an attribute, or one
+ * that cannot answer, leaves its _known false.
  */
-int af_xdp_iface_netdev_attr(int ifindex, uint16_t attr, uint64_t *value);
+struct af_xdp_netdev_features {
+	bool xdp_rx_metadata_known;
+	uint64_t xdp_rx_metadata;	/* NETDEV_GENL_XDP_RX_METADATA_* */
+	bool xsk_known;
+	uint64_t xsk;			/* NETDEV_GENL_XSK_FLAGS_* */
+};
+
+/* One dev-get for ifindex; 0, or -errno where the kernel cannot answer. */
+int af_xdp_iface_netdev_features(int ifindex, struct af_xdp_netdev_features *f);
 
 /*
  * What the ports of this process may change on an interface and give back:

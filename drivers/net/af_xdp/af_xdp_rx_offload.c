@@ -60,10 +60,11 @@ kernel_has_kfuncs(void)
 
 /* The Rx metadata offloads the port can offer, or 0; *why. */
 static uint64_t
-rx_meta_capa(const struct af_xdp_port *port, enum af_xdp_rx_capa_why *why)
+rx_meta_capa(const struct af_xdp_port *port, const struct af_xdp_netdev_features *f,
+	     enum af_xdp_rx_capa_why *why)
 {
 	const struct af_xdp_devargs *a = &port->args;
-	uint64_t features = 0, capa;
+	uint64_t capa;
 
 	if (a->xdp_prog[0] != '\0' || a->use_cni || a->use_pinned_map) {
 		*why = AF_XDP_RX_CAPA_NOT_BUILTIN;
@@ -77,13 +78,13 @@ rx_meta_capa(const struct af_xdp_port *port, enum af_xdp_rx_capa_why *why)
 		*why = AF_XDP_RX_CAPA_KERNEL_LACKS_KFUNCS;
 		return 0;
 	}
-	if (af_xdp_iface_netdev_attr(port->ifindex, NETDEV_GENL_A_DEV_XDP_RX_METADATA_FEATURES,
-				     &features) != 0) {
+	if (!f->xdp_rx_metadata_known) {
 		*why = AF_XDP_RX_CAPA_IFACE_UNKNOWN;
 		return RTE_ETH_RX_OFFLOAD_TIMESTAMP;
 	}
-	capa = ((features & NETDEV_GENL_XDP_RX_METADATA_HASH) ? RTE_ETH_RX_OFFLOAD_RSS_HASH : 0) |
-	       ((features & NETDEV_GENL_XDP_RX_METADATA_VLAN_TAG) ?
+	capa = ((f->xdp_rx_metadata & NETDEV_GENL_XDP_RX_METADATA_HASH) ?
+		RTE_ETH_RX_OFFLOAD_RSS_HASH : 0) |
+	       ((f->xdp_rx_metadata & NETDEV_GENL_XDP_RX_METADATA_VLAN_TAG) ?
 		RTE_ETH_RX_OFFLOAD_VLAN_STRIP : 0);
 	*why = capa != 0 ? AF_XDP_RX_CAPA_IFACE_KFUNCS : AF_XDP_RX_CAPA_IFACE_LACKS_KFUNCS;
 	/* The program's own stamp: whatever the interface implements. */
@@ -91,9 +92,9 @@ rx_meta_capa(const struct af_xdp_port *port, enum af_xdp_rx_capa_why *why)
 }
 
 void
-af_xdp_rx_offload_probe(struct af_xdp_port *port)
+af_xdp_rx_offload_probe(struct af_xdp_port *port, const struct af_xdp_netdev_features *f)
 {
-	port->rx_meta_capa = rx_meta_capa(port, &port->rx_meta_capa_why);
+	port->rx_meta_capa = rx_meta_capa(port, f, &port->rx_meta_capa_why);
 }
 
 uint64_t

@@ -22,6 +22,7 @@
 #include <xdp/libxdp.h>
 
 #include "af_xdp.h"
+#include "af_xdp_iface.h"
 
 /*
  * Load a program bound to the device prog_ifindex names, not offloaded to it
@@ -45,11 +46,11 @@
 
 /*
  * At probe: the Rx metadata offloads the port can offer
- * (port->rx_meta_capa), and why (port->rx_meta_capa_why).  Fixed for the
- * port's life: they depend on its devargs, the kernel and the interface's
- * driver, so the kernel is asked once.
+ * (port->rx_meta_capa), and why (port->rx_meta_capa_why), from its devargs,
+ * the kernel and what netlink said of the interface (f).  Fixed for the
+ * port's life, so the kernel is asked once.
  */
-void af_xdp_rx_offload_probe(struct af_xdp_port *port);
+void af_xdp_rx_offload_probe(struct af_xdp_port *port, const struct af_xdp_netdev_features *f);
 
 /* The Rx offloads of this file the port offers: metadata and checksums. */
 uint64_t af_xdp_rx_offload_capa(const struct af_xdp_port *port);
