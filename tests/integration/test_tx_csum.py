@@ -136,32 +136,49 @@ class UdpSums:
         return False
 
 
-def udp_exchange(t, src_ns, dst_ns, addr, label):
-    """UDP datagrams of UDP_SIZES from src_ns to addr in dst_ns: all arrive, in order, intact."""
+def udp_payloads(label):
+    """The datagrams of one exchange: UDP_ROUNDS of each of UDP_SIZES, random bytes."""
     rnd = random.Random(label)
-    payloads = [bytes(rnd.getrandbits(8) for _ in range(size))
-                for _ in range(UDP_ROUNDS) for size in UDP_SIZES]
-    want = hashlib.sha256(b"".join(payloads)).hexdigest()
-    path = os.path.join(env.run_dir(), "udp-%s.bin" % label.replace(" ", "_"))
-    with open(path, "wb") as f:
-        for p in payloads:
-            f.write(len(p).to_bytes(2, "big") + p)
+    return [bytes(rnd.getrandbits(8) for _ in range(size))
+            for _ in range(UDP_ROUNDS) for size in UDP_SIZES]
+
+
+def udp_exchanges(t, exchanges):
+    """UDP datagrams from src_ns to addr in dst_ns, for each (src_ns, dst_ns,
+    addr, label) of exchanges, all at once (the i-th to UDP_PORT + i): every
+    one arrives, in order, intact.  At once, since each sender and receiver
+    is a python that takes most of a second to start under the VM's TCG."""
+    runs = []          # [label, payloads, path, receiver]
     try:
-        rx = env.popen(["python3", "-c", UDP_RECEIVER, addr, str(UDP_PORT), str(len(payloads)),
-                        str(env.scaled(5))],
-                       ns=dst_ns.name, stdout=subprocess.PIPE, text=True)
-        try:
+        for i, (src_ns, dst_ns, addr, label) in enumerate(exchanges):
+            payloads = udp_payloads(label)
+            path = os.path.join(env.run_dir(), "udp-%s.bin" % label.replace(" ", "_"))
+            with open(path, "wb") as f:
+                for p in payloads:
+                    f.write(len(p).to_bytes(2, "big") + p)
+            runs.append([label, payloads, path, None])
+            runs[-1][3] = env.popen(["python3", "-c", UDP_RECEIVER, addr, str(UDP_PORT + i),
+                                     str(len(payloads)), str(env.scaled(5))],
+                                    ns=dst_ns.name, stdout=subprocess.PIPE, text=True)
+        for label, _, _, rx in runs:
             t.require(rx.stdout.readline().strip() == "ready", "%s: UDP receiver ready" % label)
-            env.run(["python3", "-c", UDP_SENDER, addr, str(UDP_PORT), path], ns=src_ns.name,
-                    timeout=60)
+        senders = [env.popen(["python3", "-c", UDP_SENDER, addr, str(UDP_PORT + i), run[2]],
+                             ns=src_ns.name)
+                   for i, ((src_ns, _, addr, _), run) in enumerate(zip(exchanges, runs))]
+        for sender in senders:
+            sender.wait(env.scaled(60))
+        for label, payloads, _, rx in runs:
             out = rx.stdout.readline().split()
-            rx.wait(30)
-        finally:
-            env.end_process(rx)
-        got = (int(out[0]), out[1]) if len(out) == 2 else (None, None)
-        t.equal(got, (len(payloads), want), "%s: UDP datagrams received and their sha256" % label)
+            rx.wait(env.scaled(30))
+            got = (int(out[0]), out[1]) if len(out) == 2 else (None, None)
+            want = hashlib.sha256(b"".join(payloads)).hexdigest()
+            t.equal(got, (len(payloads), want),
+                    "%s: UDP datagrams received and their sha256" % label)
     finally:
-        os.unlink(path)
+        for _, _, path, rx in runs:
+            if rx is not None:
+                env.end_process(rx)
+            os.unlink(path)
 
 
 def set_csum_hw(t, tp):
@@ -227,11 +244,12 @@ def run(t, net, hs, sw, dut_tx_off, hosts_tx=True):
         vm = env.socket_mode() is not None
         hosts.tcp_transfer(t, a, b, mb=VM_TCP_MB if vm else hosts.FILE_MB)
         hosts.tcp_transfer(t, a, b, mb=VM_TCP_MB_V6 if vm else TCP_MB_V6, addr=ADDR6_B)
+        # tcpdump on h1 judges the first exchange's datagrams (to UDP_PORT).
         with UdpSums(h1) as sums:
-            udp_exchange(t, a, b, hosts.ADDR_B, "%s a->b IPv4" % label)
-        udp_exchange(t, b, a, hosts.ADDR_A, "%s b->a IPv4" % label)
-        udp_exchange(t, a, b, ADDR6_B, "%s a->b IPv6" % label)
-        udp_exchange(t, b, a, ADDR6_A, "%s b->a IPv6" % label)
+            udp_exchanges(t, [(a, b, hosts.ADDR_B, "%s a->b IPv4" % label),
+                              (b, a, hosts.ADDR_A, "%s b->a IPv4" % label),
+                              (a, b, ADDR6_B, "%s a->b IPv6" % label),
+                              (b, a, ADDR6_A, "%s b->a IPv6" % label)])
 
         t.equal([csum_errors(ns) for ns in (a, b)], errors_before,
                 "%s: the hosts' checksum errors on receive unchanged" % label)
