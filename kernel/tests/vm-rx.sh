@@ -116,6 +116,11 @@ redirect_xsk_stat() {
 passed=0
 failed=0
 skipped=0
+# Each case's result line ends with its duration: "(12.3 s)".
+since() {
+	local us=$(( ${EPOCHREALTIME/./} - ${1/./} ))
+	printf '(%d.%d s)' $((us / 1000000)) $((us / 100000 % 10))
+}
 run_id=$(( ($$ << 8) + 1 ))
 
 # va's NAPI in a kernel thread (1) or in softirq (0). A veth has a NAPI
@@ -138,7 +143,7 @@ set_threaded() {
 # than va/vb. SENDER: a command sending the frames instead of pkt_inject,
 # called with the sender's device, the count and the run id.
 run_case() {
-	local label=$1 via=$2 rc before after expect_stat=0 during=0
+	local label=$1 via=$2 rc before after expect_stat=0 during=0 t0=$EPOCHREALTIME
 	local n=${COUNT:-$count} rx_if=${RX_IF:-va} tx_if=${TX_IF:-vb}
 	shift 2
 	run_id=$((run_id + 1))
@@ -186,9 +191,9 @@ run_case() {
 	fi
 	[ "$during" = 0 ] || rc=1
 	case "$rc" in
-	0) passed=$((passed + 1)); echo "PASS $label" ;;
-	77) skipped=$((skipped + 1)); echo "SKIP $label" ;;
-	*) failed=$((failed + 1)); echo "FAIL $label (status $rc)" ;;
+	0) passed=$((passed + 1)); echo "PASS $label $(since "$t0")" ;;
+	77) skipped=$((skipped + 1)); echo "SKIP $label $(since "$t0")" ;;
+	*) failed=$((failed + 1)); echo "FAIL $label (status $rc) $(since "$t0")" ;;
 	esac
 }
 
@@ -254,7 +259,7 @@ delete_peer() {
 # the kernel must live and the receiver must stop when asked. Then the pair
 # (re-created if it is gone) must give exact counts again.
 disrupt_case() {
-	local label=$1 action=$2 tx_pid rc
+	local label=$1 action=$2 tx_pid rc t0=$EPOCHREALTIME
 	run_id=$((run_id + 1))
 	echo "=== $label"
 	rm -f "$tmp/ready"
@@ -288,20 +293,21 @@ disrupt_case() {
 		echo "FAIL $label: cannot create va/vb again"
 		return
 	fi
+	echo "# $label: the disruption took $(since "$t0")"
 	run_case "$label, then exact counts" packet --prog map --scenario single
 }
 
 # One run of xsk_tx on ta/tb: tx_run LABEL ARGS...
 tx_run() {
-	local label=$1 rc
+	local label=$1 rc t0=$EPOCHREALTIME
 	shift
 	run_id=$((run_id + 1))
 	echo "=== $label"
 	in_rx taskset -c 0 "$xsk_tx" --ifname ta --peer tb --run-id "$run_id" "$@"
 	rc=$?
 	case "$rc" in
-	0) passed=$((passed + 1)); echo "PASS $label" ;;
-	*) failed=$((failed + 1)); echo "FAIL $label (status $rc)" ;;
+	0) passed=$((passed + 1)); echo "PASS $label $(since "$t0")" ;;
+	*) failed=$((failed + 1)); echo "FAIL $label (status $rc) $(since "$t0")" ;;
 	esac
 }
 

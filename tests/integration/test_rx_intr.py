@@ -34,9 +34,9 @@ import time
 from afxdp_test import cleanup, dpdk_output, env, runner, testpmd, topo, traffic
 
 SIZES = [60, 128, 1000]
-BURSTS = 4
+BURSTS = 2                  # arm, sleep, wake: again after a gap
 PER_BURST = 50
-IDLE_S = 3.0
+IDLE_S = 2.0                # 200 ticks of /proc: 2 % is 4 of them
 IDLE_CPU_MAX = 0.02         # of a core
 POLL_MS = 1500
 POLL_CPU_MIN = 0.10         # a polling core, on a machine shared with others
