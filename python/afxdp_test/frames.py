@@ -229,41 +229,56 @@ def expected_bytes(count, sizes):
 PACE_AHEAD_S = 0.002
 
 
+def packet_socket(iface):
+    """A raw AF_PACKET socket bound to iface, for sending."""
+    sock = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, 0)
+    try:
+        sock.bind((iface, 0))
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
 def send(iface, kind, src, dst, tag, count, sizes, flows=1, rate=0):
     """Send `count` frames; retries a frame the device could not queue.
     With `rate` > 0, at most `rate` frames per second."""
-    sock = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, 0)
-    sock.bind((iface, 0))
+    sock = packet_socket(iface)
+    try:
+        return send_on(sock, kind, src, dst, tag, count, sizes, flows, rate)
+    finally:
+        sock.close()
+
+
+def send_on(sock, kind, src, dst, tag, count, sizes, flows=1, rate=0):
+    """send() on a socket of packet_socket()."""
     retries = 0
     sent_bytes = 0
     t0 = time.monotonic()
-    try:
-        for seq in range(count):
-            if rate > 0:
-                ahead = t0 + seq / rate - time.monotonic()
-                if ahead > PACE_AHEAD_S:
-                    time.sleep(ahead)
-            frame = build(kind, seq, size_of(seq, sizes), src, dst, tag, flow_of(seq, flows))
-            tries = 0
-            while True:
-                try:
-                    n = sock.send(frame)
-                except OSError as e:
-                    if e.errno not in (errno.ENOBUFS, errno.EAGAIN):
-                        raise
-                    tries += 1
-                    retries += 1
-                    if tries > SEND_MAX_RETRIES:
-                        raise RuntimeError("frame %d: device queue still full after %d retries"
-                                           % (seq, tries)) from e
-                    time.sleep(SEND_BACKOFF_S)
-                    continue
-                if n != len(frame):
-                    raise RuntimeError("frame %d: sent %d of %d bytes" % (seq, n, len(frame)))
-                sent_bytes += n
-                break
-    finally:
-        sock.close()
+    for seq in range(count):
+        if rate > 0:
+            ahead = t0 + seq / rate - time.monotonic()
+            if ahead > PACE_AHEAD_S:
+                time.sleep(ahead)
+        frame = build(kind, seq, size_of(seq, sizes), src, dst, tag, flow_of(seq, flows))
+        tries = 0
+        while True:
+            try:
+                n = sock.send(frame)
+            except OSError as e:
+                if e.errno not in (errno.ENOBUFS, errno.EAGAIN):
+                    raise
+                tries += 1
+                retries += 1
+                if tries > SEND_MAX_RETRIES:
+                    raise RuntimeError("frame %d: device queue still full after %d retries"
+                                       % (seq, tries)) from e
+                time.sleep(SEND_BACKOFF_S)
+                continue
+            if n != len(frame):
+                raise RuntimeError("frame %d: sent %d of %d bytes" % (seq, n, len(frame)))
+            sent_bytes += n
+            break
     return {"sent": count, "bytes": sent_bytes, "enobufs_retries": retries}
 
 

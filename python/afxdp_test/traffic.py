@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Injecting and capturing test frames from inside a namespace: frames.py run
-by `ip netns exec`, so that each raw socket lives in the right namespace."""
+"""Injecting and capturing test frames from inside a namespace: each raw
+socket lives in the interface's namespace.  A burst is sent from this
+process, on a socket a thread made there (env.in_netns); receivers and
+paced background senders are frames.py, run by `ip netns exec`."""
 
 import json
 import os
@@ -10,7 +12,6 @@ import sys
 from . import cleanup, env, frames
 
 FRAMES_PY = os.path.join(os.path.dirname(os.path.abspath(__file__)), "frames.py")
-SEND_TIMEOUT = 120
 
 # Sizes of whole frames (no FCS) for exact-count tests: minimum, common, MTU-sized.
 SIZES = [60, 64, 128, 512, 1000, 1500]
@@ -27,13 +28,20 @@ def _common(iface, src, dst, count, sizes, kind, flows, stream):
 
 
 def send(iface, dst, count, sizes=SIZES, kind="raw", flows=1, src=None, stream="s"):
-    """Send `count` frames out of `iface` (cycling through `sizes`); returns
-    frames.py's report {'sent', 'bytes', 'enobufs_retries'}."""
+    """Send `count` frames out of `iface` (cycling through `sizes`), from this
+    process on a socket made in iface's namespace; returns frames.py's report
+    {'sent', 'bytes', 'enobufs_retries'}."""
     src = src or iface.mac
-    args = [sys.executable, FRAMES_PY, "send"] + _common(iface, src, dst, count, sizes, kind,
-                                                         flows, stream)
-    cp = env.run(args, ns=iface.ns.name, timeout=SEND_TIMEOUT)
-    res = json.loads(cp.stdout.strip().splitlines()[-1])
+    for s in sizes:
+        if s < frames.MIN_SIZE[kind]:
+            raise env.HarnessError("%s frames need at least %d bytes, got %d"
+                                   % (kind, frames.MIN_SIZE[kind], s))
+    sock = env.in_netns(iface.ns.name, lambda: frames.packet_socket(iface.name))
+    try:
+        res = frames.send_on(sock, kind, frames.mac_bytes(src), frames.mac_bytes(dst),
+                             frames.tag_bytes("%s/%s" % (tag(), stream)), count, sizes, flows)
+    finally:
+        sock.close()
     env.log("sent %d %s frames (%d bytes) on %s, sizes %s%s" % (
         res["sent"], kind, res["bytes"], iface, ",".join(map(str, sizes)),
         ", %d ENOBUFS retries" % res["enobufs_retries"] if res["enobufs_retries"] else ""))
