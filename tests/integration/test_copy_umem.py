@@ -25,6 +25,11 @@ and testpmd's mbufs. On veth pairs in namespaces (hosts.two_hosts()):
      intact (several UMEM chunks, then several mbufs of testpmd's), ping -M
      do -s 8972, a TCP transfer with its sha256, and the copy counters
      equal to the frames.
+  5. Rx offloads through the copy: rxonly on two queues with xbuf and
+     RSS_HASH and the checksum offloads: each UDP frame of OFFLOAD_FLOWS
+     flows arrives with its RSS hash (one per flow, distinct across
+     flows) and RTE_MBUF_F_RX_IP_CKSUM_GOOD, as on a port whose mempool
+     is the UMEM.
 Needs the kernel's AF_XDP multi-buffer (Linux 6.6) for part 4, skipped
 with the reason otherwise; needs our driver (the stock one refuses xbuf
 pools).
@@ -46,6 +51,12 @@ JUMBO_APP = ["--enable-scatter", "--max-pkt-len=%d" % (MTU + 14), "--tx-offloads
 JUMBO_SIZES = [60, 1514, 1920, 1921, 3840, 5760, 7000, 9014]
 JUMBO_FRAMES_PER_SIZE = 40
 OWN_POOL = re.compile(r"afxdp_umem_\d+_\d+$")
+RX_OFFLOADS = 0x80000 | 0xe          # RSS_HASH | IPV4_CKSUM | UDP_CKSUM | TCP_CKSUM
+OFFLOAD_FLOWS = 4
+OFFLOAD_PER_FLOW = 10
+OFFLOAD_SIZES = [100, 200, 300, 400]   # one per flow
+VERBOSE_LINE = (r"type=0x0800 - length=(\d+) - nb_segs=\d+([^\n]*)\n"
+                r"\s*ol_flags: ([^\n]*)\n")
 
 
 def raw_frames(t, src, dst, count, sizes, label):
@@ -190,6 +201,45 @@ def jumbo(t, net):
         t.quit_testpmd(tp, net)
 
 
+def offloads(t, net):
+    """Part 5: the Rx offloads' fields copied into testpmd's mbufs."""
+    dut, gen = net.netns("dut5"), net.netns("gen5")
+    port, peer = net.veth(dut, "d5", gen, "g5", queues=2)
+    # Two queues: testpmd keeps RSS_HASH only with RSS.
+    with testpmd.TestPmd(dut, ["net_af_xdp0,iface=%s,queue_count=2" % port.name],
+                         fwd="rxonly", queues=2, label="testpmd[xbuf offloads]",
+                         app_extra=[XBUF, "--rx-offloads=0x%x" % RX_OFFLOADS]) as tp:
+        st = state.read(tp)
+        t.require(st.get("state") == "started", "offloads: port started")
+        t.equal((st.get("rx.cksum"), st.get("rx.offloads"),
+                 state.queue_keys(st, 0).get("umem.owner")), ("ipv4", "rss_hash", "driver"),
+                "offloads: state rx.cksum, rx.offloads, queue.0.umem.owner")
+        count = OFFLOAD_FLOWS * OFFLOAD_PER_FLOW
+        tp.cmd("set verbose 1")
+        tp.cmd("start")
+        traffic.send(peer, port.mac, count, OFFLOAD_SIZES, kind="udp", flows=OFFLOAD_FLOWS,
+                     stream="offloads")
+        seen = tp.wait_output(VERBOSE_LINE, count)
+        tp.cmd("stop")
+        tp.cmd("set verbose 0")
+        t.equal(len(seen), count, "offloads: frames shown by `set verbose 1`")
+        hashes, good = {}, 0
+        for length, rest, flags in seen:
+            h = re.search(r" - RSS hash=(0x[0-9a-f]+)", rest)
+            hashes.setdefault(int(length), set()).add(h.group(1) if h else None)
+            good += "RTE_MBUF_F_RX_IP_CKSUM_GOOD" in flags
+        t.check(sorted(hashes) == OFFLOAD_SIZES and all(
+                    len(hs) == 1 and None not in hs for hs in hashes.values())
+                and len({next(iter(hs)) for hs in hashes.values()}) == OFFLOAD_FLOWS,
+                "offloads: every frame has its flow's RSS hash, distinct across flows: %s"
+                % {n: sorted(map(str, hs)) for n, hs in sorted(hashes.items())})
+        t.equal(good, count, "offloads: frames with RTE_MBUF_F_RX_IP_CKSUM_GOOD")
+        xs = tp.xstats(0)
+        t.equal(xs.get("rx_q0_copies", 0) + xs.get("rx_q1_copies", 0), count,
+                "offloads: rx_q0_copies + rx_q1_copies")
+        t.quit_testpmd(tp, net)
+
+
 def kernel_has_multi_buffer():
     major, minor = (int(x) for x in os.uname().release.split(".")[:2])
     return (major, minor) >= (6, 6)
@@ -203,6 +253,8 @@ def main(t):
         plain_pool(t, net)
     with topo.Topology() as net:
         forwarding(t, net)
+    with topo.Topology() as net:
+        offloads(t, net)
     if not kernel_has_multi_buffer():
         env.log("part 4 not run: kernel %s has no AF_XDP multi-buffer (Linux 6.6)"
                 % os.uname().release)
