@@ -331,13 +331,18 @@ af_xdp_socket_open(struct af_xdp_port *port, uint16_t idx, struct rte_mempool *m
 	/*
 	 * The driver's UMEM holds what the four rings can hold at once (the
 	 * kernel moves a fill entry to the Rx ring, a Tx entry to the
-	 * completion ring), what mempool caches keep (each lcore's up to one
-	 * and a half times the cache), and a frame being assembled.
+	 * completion ring), a frame being assembled, and what mempool caches
+	 * keep: each lcore's up to one and a half times the cache, counted for
+	 * the lcores that can use a queue's pool (its Rx and Tx threads; at
+	 * most AF_XDP_OWN_POOL_LCORES, so that an application of many lcores
+	 * does not pay for all of them per queue: a shortfall would only
+	 * leave fill slots empty, counted in rx_nombuf).
 	 */
 	if (own_umem)
 		own_chunks = fill_size + rx_size + tx_size + comp_size + 2 * AF_XDP_RX_BATCH +
 			     AF_XDP_TX_MAX_SEGS +
-			     rte_lcore_count() * (AF_XDP_OWN_POOL_CACHE * 3 / 2);
+			     RTE_MIN(rte_lcore_count(), (unsigned int)AF_XDP_OWN_POOL_LCORES) *
+			     (AF_XDP_OWN_POOL_CACHE * 3 / 2);
 
 	sock = rte_zmalloc_socket("af_xdp_socket", sizeof(*sock), 0, mp->socket_id);
 	if (sock == NULL)

@@ -56,8 +56,12 @@ const char *af_xdp_umem_why_name(enum af_xdp_umem_why why);
  */
 uint32_t af_xdp_umem_chunk_frame(struct rte_mempool *mp);
 
-/* The mempool cache of the driver's UMEM pools, counted in their size. */
+/*
+ * The mempool cache of the driver's UMEM pools, counted in their size for
+ * at most AF_XDP_OWN_POOL_LCORES lcores.
+ */
 #define AF_XDP_OWN_POOL_CACHE	256
+#define AF_XDP_OWN_POOL_LCORES	8
 
 /*
  * The UMEM the socket fd is to use for mp: with shared_umem, one already
