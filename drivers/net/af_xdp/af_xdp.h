@@ -149,7 +149,7 @@ struct af_xdp_rx_stats {
 	uint64_t chains_dropped;	/* multi-descriptor frames dropped: no scatter, too long */
 	/* The driver's UMEM (af_xdp_rx_burst_copy()): */
 	uint64_t copies;		/* frames copied into the application's mbufs */
-	uint64_t copy_nombuf;		/* frames dropped: the application's mempool was empty */
+	uint64_t copy_nombuf;		/* frames dropped: the application's pool was empty */
 };
 
 struct af_xdp_tx_stats {
@@ -311,7 +311,7 @@ enum af_xdp_rx_capa_why {
 /* Why a mempool cannot be a UMEM itself, and the driver owns one instead. */
 enum af_xdp_umem_why {
 	AF_XDP_UMEM_WHY_NONE,			/* it can: the mempool is the UMEM */
-	AF_XDP_UMEM_WHY_PINNED_EXT_BUF,		/* data buffers outside it (pinned external) */
+	AF_XDP_UMEM_WHY_PINNED_EXT_BUF,		/* pinned external data buffers */
 	AF_XDP_UMEM_WHY_DISCONTIGUOUS,		/* areas apart, not DPDK's memory between */
 };
 

@@ -659,7 +659,8 @@ decide_umem_owner(struct rte_eth_dev *dev)
 		enum af_xdp_umem_why why;
 		char err[512];
 
-		if (rxq == NULL || af_xdp_umem_owner_of(rxq->app_pool, &why, err, sizeof(err)) != 0 ||
+		if (rxq == NULL ||
+		    af_xdp_umem_owner_of(rxq->app_pool, &why, err, sizeof(err)) != 0 ||
 		    why == AF_XDP_UMEM_WHY_NONE)
 			continue;
 		port->own_umem = true;

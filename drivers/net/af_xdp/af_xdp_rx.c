@@ -5,7 +5,9 @@
 /*
  * Receive: 64-descriptor batches from the socket's Rx ring straight into the
  * mbufs that own the chunks (the mempool is the UMEM, so nothing is copied),
- * and fill-ring refill in batches of 64 with one bulk mempool get each.
+ * and fill-ring refill in batches of 64 with one bulk mempool get each.  A
+ * queue on the driver's UMEM (a mempool that cannot be one) runs the same
+ * under af_xdp_rx_burst_copy(), which copies each frame out.
  *
  * Everything here works on struct af_xdp_ring and the queue struct only: the
  * unit test and the microbenchmark drive it with rings in plain memory.  The

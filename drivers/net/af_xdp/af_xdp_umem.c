@@ -275,7 +275,8 @@ own_pool_create(const struct af_xdp_port *port, struct rte_mempool *app, uint32_
 		char *err, size_t err_len)
 {
 	const uint32_t page = (uint32_t)sysconf(_SC_PAGESIZE);
-	const uint16_t data_room = (uint16_t)RTE_MIN((uint32_t)rte_pktmbuf_data_room_size(app), page);
+	const uint16_t data_room =
+		(uint16_t)RTE_MIN((uint32_t)rte_pktmbuf_data_room_size(app), page);
 	struct rte_pktmbuf_pool_private priv = { .mbuf_data_room_size = data_room };
 	const uint32_t cache = AF_XDP_OWN_POOL_CACHE;
 	const uint32_t serial = __atomic_fetch_add(&next_own_serial, 1, __ATOMIC_RELAXED);
