@@ -30,6 +30,14 @@ and testpmd's mbufs. On veth pairs in namespaces (hosts.two_hosts()):
      flows arrives with its RSS hash (one per flow, distinct across
      flows) and RTE_MBUF_F_RX_IP_CKSUM_GOOD, as on a port whose mempool
      is the UMEM.
+  6. Tx checksums through the copy: testpmd's csum engine on xbuf mbufs,
+     `csum set ip|tcp|udp hw`, hosts that leave their TCP checksums
+     partial and DUT veths with tx checksumming off (the kernel computes
+     at the offsets in the Tx metadata in front of the copy, and the
+     receiving host verifies): with tx_csum=auto and tx_csum=sw, a TCP
+     transfer arrives with its sha256, each port's checksums counted as
+     completed by the kernel (auto) or the driver (sw), every frame sent
+     a copy.
 Needs the kernel's AF_XDP multi-buffer (Linux 6.6) for part 4, skipped
 with the reason otherwise; needs our driver (the stock one refuses xbuf
 pools).
@@ -240,6 +248,42 @@ def offloads(t, net):
         t.quit_testpmd(tp, net)
 
 
+def tx_checksums(t, net):
+    """Part 6: checksum requests honoured on the copies."""
+    dut, a, b, p0, h0, p1, h1 = hosts.two_hosts(net, tx_csum=True)
+    for p in (p0, p1):
+        env.run(["ethtool", "-K", p.name, "tx", "off"], ns=dut.name)
+    for sw in (False, True):
+        label = "tx_csum=%s" % ("sw" if sw else "auto")
+        extra = ",tx_csum=sw" if sw else ""
+        vdevs = ["net_af_xdp0,iface=%s%s" % (p0.name, extra),
+                 "net_af_xdp1,iface=%s%s" % (p1.name, extra)]
+        with testpmd.TestPmd(dut, vdevs, fwd="csum", app_extra=[XBUF],
+                             label="testpmd[xbuf csum %s]" % label) as tp:
+            tp.cmd("port stop all")
+            for port in (0, 1):
+                for proto in ("ip", "tcp", "udp"):
+                    tp.cmd("csum set %s hw %d" % (proto, port))
+            tp.cmd("port start all")
+            tp.cmd("set eth-peer 0 %s" % h0.mac)
+            tp.cmd("set eth-peer 1 %s" % h1.mac)
+            check_driver_umem(t, tp, (0, 1))
+            tp.cmd("start")
+            hosts.tcp_transfer(t, a, b, mb=TCP_MB)
+            for port in (0, 1):
+                st, xs = tp.port_stats(port), tp.xstats(port)
+                done = xs.get("tx_q0_csum_sw" if sw else "tx_q0_csum_kernel", 0)
+                t.check(done >= (1000 if port == 1 else 100)
+                        and xs.get("tx_q0_copies") == st["TX-packets"],
+                        "%s: port %d: checksums completed by the %s: %s (kernel %s, driver "
+                        "%s); tx_q0_copies %s of TX-packets %s" % (
+                            label, port, "driver" if sw else "kernel", done,
+                            xs.get("tx_q0_csum_kernel"), xs.get("tx_q0_csum_sw"),
+                            xs.get("tx_q0_copies"), st["TX-packets"]))
+            tp.cmd("stop")
+            t.quit_testpmd(tp, net)
+
+
 def kernel_has_multi_buffer():
     major, minor = (int(x) for x in os.uname().release.split(".")[:2])
     return (major, minor) >= (6, 6)
@@ -255,6 +299,8 @@ def main(t):
         forwarding(t, net)
     with topo.Topology() as net:
         offloads(t, net)
+    with topo.Topology() as net:
+        tx_checksums(t, net)
     if not kernel_has_multi_buffer():
         env.log("part 4 not run: kernel %s has no AF_XDP multi-buffer (Linux 6.6)"
                 % os.uname().release)
