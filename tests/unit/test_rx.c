@@ -737,6 +737,98 @@ test_ipv4_cksum(void)
 }
 
 /* The cases of frames of one descriptor each, through rx_burst_fn. */
+/* ---- the copy burst: a queue on the driver's UMEM ---- */
+
+/* The application's mbufs: 1024 bytes of data each, chains for longer frames. */
+#define APP_ROOM 1024
+
+/*
+ * Frames of one to several UMEM chunks, received by the multi-buffer burst
+ * into the UMEM's mbufs and copied by af_xdp_rx_burst_copy() into mbufs of
+ * another mempool, 1024 bytes each: every byte where it belongs, chains of
+ * the application's size, the UMEM's mbufs all back; and with the
+ * application's mempool nearly empty, the frames that find no mbuf dropped
+ * and counted, nothing lost of either pool.
+ */
+static void
+test_copy_burst(void)
+{
+	static const uint32_t lens[] = { 60, 1024, 1025, 1920, 2048, 5000, 9000, 64 };
+	const uint32_t n = 40;
+	struct rte_mempool *app = rte_pktmbuf_pool_create("rx_copy_app", 512, 0, 0,
+							  RTE_PKTMBUF_HEADROOM + APP_ROOM,
+							  SOCKET_ID_ANY);
+	struct rte_mbuf *bufs[64], *hold[512];
+	unsigned int offered, held, got_all = 0, i;
+	struct rx_env e;
+
+	CHECK(app != NULL, "application mempool");
+	env_init_mb(&e, 512, POOL_SIZE);
+	e.rxq.app_pool = app;
+	e.rxq.copy_inner = rx_burst_mb_fn;
+	offered = af_xdp_rxq_fill(&e.rxq);
+	CHECK_EQ(deliver(&e, lens, RTE_DIM(lens), n), n);
+	while (got_all < n) {
+		uint16_t got = af_xdp_rx_burst_copy(&e.rxq, bufs, 16);
+
+		if (got == 0)
+			break;
+		for (i = 0; i < got; i++) {
+			const struct rte_mbuf *m = bufs[i], *seg;
+			uint32_t len = lens[e.seq_seen % RTE_DIM(lens)], off = 0, bad = 0, b;
+
+			CHECK_EQ(m->pkt_len, len);
+			CHECK_EQ(m->nb_segs, (len - 1) / APP_ROOM + 1);
+			CHECK_EQ(m->port, PORT_ID);
+			for (seg = m; seg != NULL; seg = seg->next) {
+				const uint8_t *p = rte_pktmbuf_mtod(seg, const uint8_t *);
+
+				CHECK(seg->pool == app, "segment not of the application's pool");
+				CHECK_EQ(seg->data_len, RTE_MIN((uint32_t)APP_ROOM, len - off));
+				for (b = 0; b < seg->data_len; b++)
+					bad += p[b] != (uint8_t)(e.seq_seen + off + b);
+				off += seg->data_len;
+			}
+			CHECK_EQ(off, len);
+			CHECK(bad == 0, "frame %u: %u bytes differ", e.seq_seen, bad);
+			e.seq_seen++;
+		}
+		rte_pktmbuf_free_bulk(bufs, got);
+		got_all += got;
+	}
+	CHECK_EQ(got_all, n);
+	CHECK_EQ(e.rxq.stats.copies, n);
+	CHECK_EQ(e.rxq.stats.packets, n);
+	CHECK_EQ(e.rxq.stats.copy_nombuf, 0);
+	/* The UMEM's mbufs are back: in the pool, or offered again. */
+	CHECK_EQ(rte_mempool_avail_count(e.mp) + (e.fill.producer - e.fill.consumer),
+		 POOL_SIZE);
+	CHECK_EQ(rte_mempool_avail_count(app), 512);
+	CHECK(offered != 0, "fill");
+
+	/* 5 mbufs left: a 60-byte frame gets one, a 9000-byte one cannot. */
+	for (held = 0; rte_mempool_avail_count(app) > 5; held++)
+		hold[held] = rte_pktmbuf_alloc(app);
+	{
+		static const uint32_t two[] = { 9000, 60 };
+
+		e.seq_sent = e.seq_seen = 0;
+		CHECK_EQ(deliver(&e, two, RTE_DIM(two), 2), 2);
+		CHECK_EQ(af_xdp_rx_burst_copy(&e.rxq, bufs, 16), 1);
+		CHECK_EQ(bufs[0]->pkt_len, 60);
+		rte_pktmbuf_free(bufs[0]);
+	}
+	CHECK_EQ(e.rxq.stats.copy_nombuf, 1);
+	CHECK_EQ(e.rxq.stats.copies, n + 1);
+	CHECK_EQ(e.rxq.stats.packets, n + 1);
+	rte_pktmbuf_free_bulk(hold, held);
+	CHECK_EQ(rte_mempool_avail_count(app), 512);
+	CHECK_EQ(rte_mempool_avail_count(e.mp) + (e.fill.producer - e.fill.consumer),
+		 POOL_SIZE);
+	env_free(&e);
+	rte_mempool_free(app);
+}
+
 static void
 run_single_descriptor_tests(void)
 {
@@ -800,6 +892,7 @@ main(int argc, char **argv)
 	RUN(test_mb_mixed_and_wrap);
 	RUN(test_mb_exhaustion);
 	RUN(test_mb_no_scatter_and_unbind);
+	RUN(test_copy_burst);
 	rte_eal_cleanup();
 	return unit_summary();
 }

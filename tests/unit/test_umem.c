@@ -230,7 +230,7 @@ register_on_new_socket(struct rte_mempool *mp, const struct af_xdp_port *port)
 	}
 	memset(&umem_reg_seen, 0, sizeof(umem_reg_seen));
 	dirty_stack();
-	umem = af_xdp_umem_join(port, mp, fd, &shared);
+	umem = af_xdp_umem_join(port, mp, fd, 0, &shared);
 	CHECK(umem != NULL, "registration refused");
 	CHECK(!shared, "a first registration is not shared");
 	CHECK_EQ(umem_reg_seen.optlen, sizeof(struct af_xdp_umem_reg));
@@ -320,6 +320,111 @@ out:
 	rte_memzone_free(b);
 }
 
+/*
+ * A pool over two separate mmap areas, nothing of DPDK's between them,
+ * cannot be a UMEM itself: the driver owns one instead, a pool of the same
+ * chunks in one memzone, which a real socket registers (where there is
+ * AF_XDP).  The application's pool is untouched: the driver's is another.
+ */
+static void
+test_own_umem(void)
+{
+	struct rte_mempool *mp = empty_packet_pool("umem_own_app");
+	size_t half = (size_t)rte_mempool_calc_obj_size(mp->elt_size, mp->flags, NULL) *
+		      NB_MBUFS / 2 + 4096;
+	size_t len = 2 * half + 65536;
+	char *area = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			  -1, 0);
+	struct af_xdp_port *port = calloc(1, sizeof(*port));
+	const struct af_xdp_umem_layout *layout;
+	struct af_xdp_umem_layout app_layout;
+	struct rte_mempool *own = NULL;
+	struct af_xdp_umem_reg reg;
+	enum af_xdp_umem_why why;
+	struct af_xdp_umem *umem;
+	bool shared = true;
+	char err[512] = "";
+	int fd;
+
+	CHECK(area != MAP_FAILED && port != NULL, "mmap and port");
+	CHECK(rte_mempool_populate_virt(mp, area, half, 4096, no_free, NULL) > 0, "first");
+	CHECK(rte_mempool_populate_virt(mp, area + half + 65536, half, 4096, no_free,
+					NULL) > 0, "second");
+	CHECK(af_xdp_umem_owner_of(mp, &why, err, sizeof(err)) == 0, "refused: %s", err);
+	CHECK_EQ(why, AF_XDP_UMEM_WHY_DISCONTIGUOUS);
+	CHECK(strstr(err, "discontiguous") != NULL, "reason '%s'", err);
+	CHECK(strcmp(af_xdp_umem_why_name(why), "discontiguous") == 0, "name");
+	CHECK_EQ(af_xdp_umem_chunk_frame(mp),
+		 RTE_MBUF_DEFAULT_BUF_SIZE - AF_XDP_PACKET_HEADROOM);
+	snprintf(port->name, sizeof(port->name), "umem_own_test");
+	port->port_id = 7;
+	fd = socket(AF_XDP, SOCK_RAW, 0);
+	if (fd < 0) {
+		printf("     (no AF_XDP socket here: %s; registration not tried)\n",
+		       strerror(errno));
+		goto out;
+	}
+	memset(&umem_reg_seen, 0, sizeof(umem_reg_seen));
+	umem = af_xdp_umem_join(port, mp, fd, NB_MBUFS, &shared);
+	CHECK(umem != NULL, "the driver's UMEM refused");
+	if (umem == NULL) {
+		close(fd);
+		goto out;
+	}
+	CHECK(!shared, "the driver's UMEM is never shared");
+	own = af_xdp_umem_own_pool(umem);
+	CHECK(own != NULL && own != mp && af_xdp_umem_pool(umem) == own, "the driver's pool");
+	CHECK_EQ(rte_mempool_avail_count(own), NB_MBUFS);
+	CHECK_EQ(rte_pktmbuf_data_room_size(own), rte_pktmbuf_data_room_size(mp));
+	layout = af_xdp_umem_layout_of(umem);
+	CHECK_EQ(layout->pool_chunks, 1);
+	CHECK_EQ(layout->gap_bytes, 0);
+	CHECK_EQ(layout->max_frame, af_xdp_umem_chunk_frame(mp));
+	CHECK(af_xdp_umem_layout(own, &app_layout, err, sizeof(err)) == 0, "%s", err);
+	memcpy(&reg, umem_reg_seen.bytes, sizeof(reg));
+	CHECK(umem_reg_seen.calls >= 1, "registered");
+	CHECK_EQ(reg.addr, layout->area);
+	CHECK_EQ(reg.len, layout->size);
+	CHECK_EQ(reg.chunk_size, layout->chunk_size);
+	/* The kernel holds it: a second registration is refused. */
+	CHECK(syscall(SYS_setsockopt, fd, SOL_XDP, XDP_UMEM_REG, &reg, sizeof(reg)) == -1 &&
+	      errno == EBUSY, "second registration: %s", strerror(errno));
+	/* The driver's pool outlives its UMEM: its owner frees it. */
+	af_xdp_umem_leave(umem, fd);
+	close(fd);
+	CHECK(rte_mempool_lookup(own->name) == own, "freed with the UMEM");
+	rte_mempool_free(own);
+out:
+	free(port);
+	rte_mempool_free(mp);
+	munmap(area, len);
+}
+
+/* Pinned external buffers: the driver's UMEM too, and why. */
+static void
+test_own_umem_pinned(void)
+{
+	struct rte_pktmbuf_extmem ext = {
+		.buf_len = 2 * 1024 * 1024,
+		.elt_size = RTE_MBUF_DEFAULT_BUF_SIZE,
+	};
+	struct rte_mempool *mp;
+	enum af_xdp_umem_why why;
+	char err[512] = "";
+
+	ext.buf_ptr = mmap(NULL, ext.buf_len, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ext.buf_iova = RTE_BAD_IOVA;
+	mp = rte_pktmbuf_pool_create_extbuf("umem_own_pinned", NB_MBUFS, 0, 0, ext.elt_size,
+					    SOCKET_ID_ANY, &ext, 1);
+	CHECK(mp != NULL, "pool");
+	CHECK(af_xdp_umem_owner_of(mp, &why, err, sizeof(err)) == 0, "refused: %s", err);
+	CHECK_EQ(why, AF_XDP_UMEM_WHY_PINNED_EXT_BUF);
+	CHECK(strcmp(af_xdp_umem_why_name(why), "pinned-external-buffers") == 0, "name");
+	rte_mempool_free(mp);
+	munmap(ext.buf_ptr, ext.buf_len);
+}
+
 static void
 test_register(void)
 {
@@ -362,6 +467,8 @@ main(int argc __rte_unused, char **argv)
 	RUN(test_reg_layout);
 	RUN(test_register);
 	RUN(test_span_of_dpdk_memory);
+	RUN(test_own_umem);
+	RUN(test_own_umem_pinned);
 	rte_eal_cleanup();
 	return unit_summary();
 }

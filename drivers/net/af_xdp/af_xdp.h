@@ -47,7 +47,8 @@
  * Words used with one meaning each: a *queue* is an ethdev Rx or Tx queue;
  * a *socket* is the AF_XDP socket serving the queue pair of one index; a
  * *ring* is one of the socket's four rings; the *UMEM* is the packet memory
- * registered with the kernel, which is the mbuf mempool itself.
+ * registered with the kernel, which is the mbuf mempool itself, or where
+ * that mempool cannot be one, a pool the driver owns (af_xdp_umem.c).
  */
 
 #include <stdbool.h>
@@ -146,6 +147,9 @@ struct af_xdp_rx_stats {
 	uint64_t wakeups;		/* syscalls made because the kernel asked */
 	uint64_t multi_buffer;		/* frames of more than one descriptor, delivered */
 	uint64_t chains_dropped;	/* multi-descriptor frames dropped: no scatter, too long */
+	/* The driver's UMEM (af_xdp_rx_burst_copy()): */
+	uint64_t copies;		/* frames copied into the application's mbufs */
+	uint64_t copy_nombuf;		/* frames dropped: the application's pool was empty */
 };
 
 struct af_xdp_tx_stats {
@@ -211,6 +215,14 @@ struct af_xdp_rx_queue {
 	bool held;
 	uint64_t held_mark;
 	bool zero_copy;			/* the socket's mode, for counting what it missed */
+	/*
+	 * The application's mempool.  mb_pool, which the fill ring takes
+	 * from, is the same, or while the socket is on the driver's UMEM its
+	 * pool; then the copy burst (af_xdp_rx_burst_copy()) takes frames
+	 * with copy_inner and copies each into mbufs of app_pool.
+	 */
+	struct rte_mempool *app_pool;
+	eth_rx_burst_t copy_inner;
 } __rte_cache_aligned;
 
 /* Descriptors one Tx frame may take at most, whatever the kernel allows. */
@@ -256,6 +268,12 @@ struct af_xdp_socket {
 	 */
 	bool chunks_back_at_close;
 	bool multi_buffer;		/* bound with XDP_USE_SG: frames of several descriptors */
+	/*
+	 * The driver's UMEM pool (af_xdp_umem_own_pool()), NULL when the
+	 * application's mempool is the UMEM: freed by whoever closes the
+	 * socket, once the kernel holds none of its chunks.
+	 */
+	struct rte_mempool *own_pool;
 	uint32_t tx_budget;		/* descriptors per sendto() we set; 0: the kernel's default */
 };
 
@@ -265,6 +283,12 @@ struct af_xdp_port_queue {
 	struct af_xdp_kernel_stats kstats_base;
 	struct af_xdp_socket *sock;	/* primary only; NULL while stopped */
 	struct af_xdp_state_queue state;	/* what start found of it, for dump_priv */
+	/*
+	 * Primary only: the driver's UMEM pool of a closed socket the kernel
+	 * may still have had (a NIC's zero-copy, a copy of the descriptor in
+	 * another process): freed once the queue is bound again or found free.
+	 */
+	struct rte_mempool *kept_pool;
 };
 
 struct af_xdp_prog_attachment;
@@ -284,6 +308,13 @@ enum af_xdp_rx_capa_why {
 	AF_XDP_RX_CAPA_NOT_BUILTIN,		/* no program of ours writes the values */
 };
 
+/* Why a mempool cannot be a UMEM itself, and the driver owns one instead. */
+enum af_xdp_umem_why {
+	AF_XDP_UMEM_WHY_NONE,			/* it can: the mempool is the UMEM */
+	AF_XDP_UMEM_WHY_PINNED_EXT_BUF,		/* pinned external data buffers */
+	AF_XDP_UMEM_WHY_DISCONTIGUOUS,		/* areas apart, not DPDK's memory between */
+};
+
 /* Per-port private data, in shared memory so secondaries read the counters. */
 struct af_xdp_port {
 	char name[RTE_ETH_NAME_MAX_LEN];
@@ -293,6 +324,12 @@ struct af_xdp_port {
 	uint32_t max_queues;		/* the interface's channels */
 	uint16_t port_id;
 	bool started;
+	/*
+	 * From start: the sockets are on UMEMs the driver owns, and why (an
+	 * Rx mempool that cannot be one; the first such queue's reason).
+	 */
+	bool own_umem;
+	enum af_xdp_umem_why own_umem_why;
 	struct af_xdp_frame frame;	/* frame sizes, MTU, multi-buffer: af_xdp_frame.h */
 	struct af_xdp_state_record state;	/* what start found, for dump_priv */
 

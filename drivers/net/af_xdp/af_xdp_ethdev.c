@@ -242,17 +242,43 @@ af_xdp_mac_addr_set(struct rte_eth_dev *dev, struct rte_ether_addr *mac)
 	return 0;
 }
 
+/*
+ * The driver's UMEM pool that a closed socket of queue index i left
+ * (port->queues[i].kept_pool), on a stopped port: freed once the kernel
+ * has let go of the queue (the probe binds to it).  A start frees it too:
+ * a socket bound there proves the old one gone (serve_queues()).
+ */
+static void
+free_kept_pool(struct rte_eth_dev *dev, uint16_t i)
+{
+	struct af_xdp_port *port = port_of(dev);
+	struct rte_mempool *mp;
+
+	if (i >= port->args.queue_count || port->queues[i].kept_pool == NULL)
+		return;
+	mp = port->queues[i].kept_pool;
+	if (!port->started && af_xdp_queue_free(port->ifindex, port->args.start_queue + i) == 0) {
+		AF_XDP_PORT_LOG(WARNING, port,
+				"queue %u: the driver's UMEM %s stays allocated: the kernel still holds the socket that used it",
+				i, mp->name);
+		return;
+	}
+	port->queues[i].kept_pool = NULL;
+	rte_mempool_free(mp);
+}
+
 static int
 af_xdp_rx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
 		      unsigned int socket_id, const struct rte_eth_rxconf *conf __rte_unused,
 		      struct rte_mempool *mp)
 {
 	struct af_xdp_port *port = port_of(dev);
-	struct af_xdp_umem_layout layout;
+	enum af_xdp_umem_why why;
 	struct af_xdp_rx_queue *rxq;
-	char err[256];
+	char err[512];
 
-	if (af_xdp_umem_layout(mp, &layout, err, sizeof(err)) != 0) {
+	/* A mempool that cannot be a UMEM itself gets the driver's at start. */
+	if (af_xdp_umem_owner_of(mp, &why, err, sizeof(err)) != 0) {
 		AF_XDP_PORT_LOG(ERR, port, "Rx queue %u: %s", qid, err);
 		return -EINVAL;
 	}
@@ -263,6 +289,7 @@ af_xdp_rx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
 	if (rxq == NULL)
 		return -ENOMEM;
 	rxq->mb_pool = mp;
+	rxq->app_pool = mp;
 	rxq->port_id = dev->data->port_id;
 	rxq->queue_id = qid;
 	rxq->nb_desc = af_xdp_ring_size(nb_desc);
@@ -301,6 +328,7 @@ af_xdp_rx_queue_release(struct rte_eth_dev *dev, uint16_t qid)
 {
 	struct af_xdp_rx_queue *rxq = dev->data->rx_queues[qid];
 
+	free_kept_pool(dev, qid);
 	if (rxq != NULL && rxq->held) {
 		const struct af_xdp_port *port = port_of(dev);
 
@@ -327,10 +355,10 @@ af_xdp_rxq_info(struct rte_eth_dev *dev, uint16_t qid, struct rte_eth_rxq_info *
 {
 	const struct af_xdp_rx_queue *rxq = dev->data->rx_queues[qid];
 
-	qinfo->mp = rxq->mb_pool;
+	qinfo->mp = rxq->app_pool;
 	qinfo->nb_desc = (uint16_t)RTE_MIN(rxq->nb_desc, (uint32_t)UINT16_MAX);
 	qinfo->scattered_rx = rxq->scatter;
-	qinfo->rx_buf_size = rte_pktmbuf_data_room_size(rxq->mb_pool) - RTE_PKTMBUF_HEADROOM;
+	qinfo->rx_buf_size = rte_pktmbuf_data_room_size(rxq->app_pool) - RTE_PKTMBUF_HEADROOM;
 	qinfo->conf.rx_free_thresh = AF_XDP_RX_BATCH;
 }
 
@@ -366,21 +394,27 @@ af_xdp_burst_mode(struct rte_eth_dev *dev, uint16_t qid, struct rte_eth_burst_mo
 	const char *how = sock == NULL ? "not started" : sock->zero_copy ? "zero-copy" : "copy";
 	const char *steer = port->redirect == AF_XDP_REDIRECT_DIRECT ? ", steered by bpf_redirect_xsk" :
 			    port->redirect == AF_XDP_REDIRECT_MAP ? ", steered by bpf_redirect_map" : "";
+	const struct af_xdp_rx_queue *rxq = qid < dev->data->nb_rx_queues ?
+					    dev->data->rx_queues[qid] : NULL;
+	const bool copy = dev->rx_pkt_burst == af_xdp_rx_burst_copy;
 	struct af_xdp_rx_burst_kind kind;
-	const char *build = af_xdp_rx_burst_name(dev->rx_pkt_burst, &kind);
+	const char *build = af_xdp_rx_burst_name(copy && rxq != NULL ? rxq->copy_inner :
+						 dev->rx_pkt_burst, &kind);
 
 	if (rx)
 		snprintf(mode->info, sizeof(mode->info),
-			 "AF_XDP batched Rx (%s build%s%s%s), %d descriptors per batch, %s mode%s",
+			 "AF_XDP batched Rx (%s build%s%s%s), %d descriptors per batch, %s mode%s%s",
 			 build != NULL ? build : "none",
 			 kind.multi_buffer ? ", frames of several descriptors" : "",
 			 kind.meta ? ", Rx offloads from the XDP metadata" : "",
 			 kind.cksum ? ", IPv4 header checksums checked" : "",
-			 AF_XDP_RX_BATCH, how, steer);
+			 AF_XDP_RX_BATCH, how, steer,
+			 copy ? ", copied from the driver's UMEM into the mempool's mbufs" : "");
 	else
 		snprintf(mode->info, sizeof(mode->info),
-			 "AF_XDP batched Tx, mbufs of the UMEM sent in place, %s mode%s", how,
-			 tx_csum_info(dev, qid));
+			 "AF_XDP batched Tx, %s, %s mode%s",
+			 port->own_umem ? "each frame copied into the driver's UMEM" :
+			 "mbufs of the UMEM sent in place", how, tx_csum_info(dev, qid));
 	return 0;
 }
 
@@ -485,6 +519,7 @@ close_socket(struct rte_eth_dev *dev, uint16_t i)
 	struct af_xdp_tx_queue *txq = txq_at(dev, i);
 	const uint32_t queue = sock->netdev_queue;
 	bool reclaim = sock->chunks_back_at_close;
+	struct rte_mempool *own = sock->own_pool;
 	bool released = false;
 	unsigned int back = 0;
 
@@ -510,6 +545,21 @@ close_socket(struct rte_eth_dev *dev, uint16_t i)
 			af_xdp_rxq_hold(rxq);
 		}
 		af_xdp_rxq_unbind(rxq);
+		rxq->mb_pool = rxq->app_pool;
+	}
+	/*
+	 * The driver's UMEM goes with its socket once the kernel is done with
+	 * it (the application's mbufs were never the kernel's); else it is
+	 * kept until the queue is bound again or found free.
+	 */
+	if (own != NULL && released) {
+		rte_mempool_free(own);
+	} else if (own != NULL) {
+		if (port->queues[i].kept_pool != NULL)
+			AF_XDP_PORT_LOG(WARNING, port,
+					"queue %u: the driver's UMEM %s of an earlier socket is still held by the kernel: left allocated",
+					i, port->queues[i].kept_pool->name);
+		port->queues[i].kept_pool = own;
 	}
 	if (!reclaim)
 		AF_XDP_PORT_LOG(INFO, port,
@@ -565,10 +615,16 @@ serve_queues(struct rte_eth_dev *dev, uint16_t i, const struct af_xdp_socket *so
 								  sock->zero_copy, zc_tx_csum(port),
 								  &why));
 	}
+	/* The new socket is bound to the queue: the old one, and its UMEM, are gone. */
+	if (port->queues[i].kept_pool != NULL) {
+		rte_mempool_free(port->queues[i].kept_pool);
+		port->queues[i].kept_pool = NULL;
+	}
 	if (rxq == NULL)
 		return 0;
-	/* The new socket is bound to the queue: the old one is gone. */
 	af_xdp_rxq_reclaim_held(rxq);
+	/* The fill ring takes from the UMEM's pool: the driver's, or the application's. */
+	rxq->mb_pool = sock->own_pool != NULL ? sock->own_pool : rxq->app_pool;
 	af_xdp_rxq_bind(rxq, &sock->rx, &sock->fill, layout, sock->fd);
 	rxq->scatter = port->frame.scatter;
 	rxq->zero_copy = sock->zero_copy;
@@ -582,6 +638,38 @@ serve_queues(struct rte_eth_dev *dev, uint16_t i, const struct af_xdp_socket *so
 		return -ENOMEM;
 	}
 	return 0;
+}
+
+/*
+ * Whether the port's sockets are on UMEMs of the driver's: where an Rx
+ * queue's mempool cannot be one (pinned external buffers; areas apart with
+ * memory not DPDK's between), all of them, so that the port has one
+ * receive burst.  Said once, with the first such queue's reason.
+ */
+static void
+decide_umem_owner(struct rte_eth_dev *dev)
+{
+	struct af_xdp_port *port = port_of(dev);
+	uint16_t i;
+
+	port->own_umem = false;
+	port->own_umem_why = AF_XDP_UMEM_WHY_NONE;
+	for (i = 0; i < dev->data->nb_rx_queues; i++) {
+		const struct af_xdp_rx_queue *rxq = dev->data->rx_queues[i];
+		enum af_xdp_umem_why why;
+		char err[512];
+
+		if (rxq == NULL ||
+		    af_xdp_umem_owner_of(rxq->app_pool, &why, err, sizeof(err)) != 0 ||
+		    why == AF_XDP_UMEM_WHY_NONE)
+			continue;
+		port->own_umem = true;
+		port->own_umem_why = why;
+		AF_XDP_PORT_LOG(NOTICE, port,
+				"Rx queue %u: %s; so the driver owns the UMEMs of the port's queues and copies each frame once between them and the application's mbufs (state queue.<n>.umem.owner = driver, xstats rx_q<n>_copies, tx_q<n>_copies)",
+				i, err);
+		return;
+	}
 }
 
 /*
@@ -600,11 +688,12 @@ open_sockets(struct rte_eth_dev *dev, bool multi_buffer)
 	for (i = 0; i < n; i++) {
 		struct af_xdp_rx_queue *rxq = rxq_at(dev, i);
 		struct af_xdp_tx_queue *txq = txq_at(dev, i);
-		struct rte_mempool *mp = rxq != NULL ? rxq->mb_pool : rxq0->mb_pool;
+		struct rte_mempool *mp = rxq != NULL ? rxq->app_pool : rxq0->app_pool;
 		struct af_xdp_socket *sock;
 
 		sock = af_xdp_socket_open(port, i, mp, rxq != NULL ? rxq->nb_desc : 0,
-					  txq != NULL ? txq->nb_desc : 0, multi_buffer);
+					  txq != NULL ? txq->nb_desc : 0, multi_buffer,
+					  port->own_umem);
 		if (sock == NULL)
 			return -EIO;
 		port->queues[i].sock = sock;
@@ -711,6 +800,21 @@ lend_sockets(struct af_xdp_port *port)
 				"no memory to lend the sockets: statistics and secondary processes miss the kernel's counters until the next start");
 }
 
+/* On the driver's UMEMs: the copy burst, over the burst of the port's kind. */
+static void
+use_copy_burst(struct rte_eth_dev *dev)
+{
+	uint16_t i;
+
+	for (i = 0; i < dev->data->nb_rx_queues; i++) {
+		struct af_xdp_rx_queue *rxq = rxq_at(dev, i);
+
+		if (rxq != NULL)
+			rxq->copy_inner = dev->rx_pkt_burst;
+	}
+	dev->rx_pkt_burst = af_xdp_rx_burst_copy;
+}
+
 static int
 af_xdp_dev_start(struct rte_eth_dev *dev)
 {
@@ -723,6 +827,7 @@ af_xdp_dev_start(struct rte_eth_dev *dev)
 	ret = af_xdp_frame_start(dev, &multi_buffer);
 	if (ret != 0)
 		return ret;
+	decide_umem_owner(dev);
 	ret = open_sockets(dev, multi_buffer);
 	if (ret == 0)
 		ret = af_xdp_prog_attach(port);
@@ -743,6 +848,8 @@ af_xdp_dev_start(struct rte_eth_dev *dev)
 	};
 	dev->data->scattered_rx = kind.multi_buffer && port->frame.scatter;
 	dev->rx_pkt_burst = af_xdp_rx_burst_select(&kind, &rx_build);
+	if (port->own_umem)
+		use_copy_burst(dev);
 	AF_XDP_PORT_LOG(INFO, port, "receiving with the %s build of the batched receive%s%s",
 			rx_build, kind.multi_buffer ? ", frames of several descriptors" : "",
 			kind.cksum ? ", IPv4 header checksums checked" : "");
@@ -817,6 +924,8 @@ af_xdp_dev_close(struct rte_eth_dev *dev)
 		af_xdp_rx_queue_release(dev, i);
 	for (i = 0; i < dev->data->nb_tx_queues; i++)
 		af_xdp_tx_queue_release(dev, i);
+	for (i = 0; i < port->args.queue_count; i++)
+		free_kept_pool(dev, i);
 	af_xdp_intr_release(dev);
 	ret = af_xdp_iface_give_back(port->args.iface);
 	if (ret != 0)

@@ -184,14 +184,14 @@ af_xdp_frame_configure(struct rte_eth_dev *dev)
 	return 0;
 }
 
-/* The longest frame one chunk of mempool mp holds; 0 if it cannot be a UMEM. */
+/*
+ * The longest frame one chunk of a UMEM serving mempool mp holds, the
+ * mempool's or the driver's (of the same chunks); 0 if none can serve it.
+ */
 static uint32_t
 chunk_frame_of(struct rte_mempool *mp)
 {
-	struct af_xdp_umem_layout layout;
-	char err[16];
-
-	return af_xdp_umem_layout(mp, &layout, err, sizeof(err)) == 0 ? layout.max_frame : 0;
+	return af_xdp_umem_chunk_frame(mp);
 }
 
 /* Say why Rx queue qid's mempool mp, receiving frames of up to limit bytes, cannot take mtu. */

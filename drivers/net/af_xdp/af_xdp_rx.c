@@ -5,7 +5,9 @@
 /*
  * Receive: 64-descriptor batches from the socket's Rx ring straight into the
  * mbufs that own the chunks (the mempool is the UMEM, so nothing is copied),
- * and fill-ring refill in batches of 64 with one bulk mempool get each.
+ * and fill-ring refill in batches of 64 with one bulk mempool get each.  A
+ * queue on the driver's UMEM (a mempool that cannot be one) runs the same
+ * under af_xdp_rx_burst_copy(), which copies each frame out.
  *
  * Everything here works on struct af_xdp_ring and the queue struct only: the
  * unit test and the microbenchmark drive it with rings in plain memory.  The
@@ -22,6 +24,7 @@
 #include <sys/socket.h>
 
 #include <rte_cpuflags.h>
+#include <rte_memcpy.h>
 #include <rte_vect.h>
 
 #include "af_xdp_rx.h"
@@ -336,6 +339,98 @@ af_xdp_rx_burst_meta_cksum_multi_buffer_baseline(void *queue, struct rte_mbuf **
 						 uint16_t nb_pkts)
 {
 	return af_xdp_rx_burst_offloads(queue, bufs, nb_pkts, true, true);
+}
+
+/*
+ * A frame of the driver's UMEM (one mbuf, or a chain) into mbufs of the
+ * application's mempool, each filled to its tailroom, with the fields the
+ * receive set (offloads, the stamp).  NULL when that mempool is empty.
+ */
+static struct rte_mbuf *
+copy_frame(const struct af_xdp_rx_queue *rxq, const struct rte_mbuf *in)
+{
+	struct rte_mbuf *head = rte_pktmbuf_alloc(rxq->app_pool), *m = head;
+	const struct rte_mbuf *seg = in;
+	uint32_t seg_off = 0;
+
+	if (unlikely(head == NULL))
+		return NULL;
+	for (;;) {
+		uint32_t room = rte_pktmbuf_tailroom(m);
+
+		while (seg != NULL && room != 0) {
+			uint32_t n = RTE_MIN(room, (uint32_t)seg->data_len - seg_off);
+
+			rte_memcpy(rte_pktmbuf_mtod_offset(m, char *, m->data_len),
+				   rte_pktmbuf_mtod_offset(seg, const char *, seg_off), n);
+			m->data_len += n;
+			room -= n;
+			seg_off += n;
+			if (seg_off == seg->data_len) {
+				seg = seg->next;
+				seg_off = 0;
+			}
+		}
+		if (seg == NULL)
+			break;
+		m->next = rte_pktmbuf_alloc(rxq->app_pool);
+		if (unlikely(m->next == NULL)) {
+			head->pkt_len = in->pkt_len;
+			rte_pktmbuf_free(head);
+			return NULL;
+		}
+		m = m->next;
+		head->nb_segs++;
+	}
+	head->pkt_len = in->pkt_len;
+	head->port = rxq->port_id;
+	head->ol_flags = in->ol_flags;
+	head->packet_type = in->packet_type;
+	head->vlan_tci = in->vlan_tci;
+	head->hash.rss = in->hash.rss;
+	if (rxq->timestamp_offset >= 0)
+		*(mbuf_u64_t *)RTE_PTR_ADD(head, rxq->timestamp_offset) =
+			*(const mbuf_u64_t *)RTE_PTR_ADD(in, rxq->timestamp_offset);
+	return head;
+}
+
+/*
+ * The burst of a queue on the driver's UMEM: the burst of the port's kind
+ * (copy_inner: multi-buffer, offloads, checksums as without) takes frames
+ * into the UMEM's mbufs, each is copied into the application's mbufs, and
+ * the UMEM's go back to their pool's cache at once, where the next refill
+ * of the fill ring finds them.  A burst of its own, chosen at start: the
+ * others do not pay for it.
+ */
+uint16_t
+af_xdp_rx_burst_copy(void *queue, struct rte_mbuf **bufs, uint16_t nb_pkts)
+{
+	struct af_xdp_rx_queue *rxq = queue;
+	struct rte_mbuf *in[AF_XDP_RX_BATCH];
+	uint16_t nb_rx = 0;
+
+	while (nb_rx < nb_pkts) {
+		uint16_t want = (uint16_t)RTE_MIN(nb_pkts - nb_rx, AF_XDP_RX_BATCH);
+		uint16_t n = rxq->copy_inner(rxq, in, want), i;
+
+		for (i = 0; i < n; i++) {
+			struct rte_mbuf *m = copy_frame(rxq, in[i]);
+
+			if (unlikely(m == NULL)) {
+				/* Received, not delivered: counted as a missing mbuf. */
+				rxq->stats.copy_nombuf++;
+				rxq->stats.packets--;
+				rxq->stats.bytes -= in[i]->pkt_len;
+				continue;
+			}
+			bufs[nb_rx++] = m;
+			rxq->stats.copies++;
+		}
+		rte_pktmbuf_free_bulk(in, n);
+		if (n < want)
+			break;
+	}
+	return nb_rx;
 }
 
 /* Every burst: its build and its kind (multi_buffer, meta, cksum). */

@@ -693,6 +693,12 @@ struct af_xdp_rx_burst_kind {
 eth_rx_burst_t af_xdp_rx_burst_select(const struct af_xdp_rx_burst_kind *kind, const char **name);
 
 /*
+ * The burst of queues on the driver's UMEM (one copy per frame into the
+ * application's mbufs), over rxq->copy_inner, the burst of the port's kind.
+ */
+uint16_t af_xdp_rx_burst_copy(void *queue, struct rte_mbuf **bufs, uint16_t nb_pkts);
+
+/*
  * The name of the build behind burst, and *kind its kind; NULL (and a
  * zeroed kind) when it is not one of ours.
  */

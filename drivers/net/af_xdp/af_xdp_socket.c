@@ -16,6 +16,7 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 
+#include <rte_lcore.h>
 #include <rte_malloc.h>
 
 #include "af_xdp_iface.h"
@@ -319,12 +320,29 @@ new_socket_fd(const struct af_xdp_port *port)
 
 struct af_xdp_socket *
 af_xdp_socket_open(struct af_xdp_port *port, uint16_t idx, struct rte_mempool *mp,
-		   uint32_t rx_size, uint32_t tx_size, bool multi_buffer)
+		   uint32_t rx_size, uint32_t tx_size, bool multi_buffer, bool own_umem)
 {
 	uint32_t fill_size = RTE_MAX(rx_size, (uint32_t)AF_XDP_RING_MIN);
 	uint32_t comp_size = RTE_MAX(tx_size, (uint32_t)AF_XDP_RING_MIN);
+	uint32_t own_chunks = 0;
 	struct af_xdp_socket *sock;
 	bool shared;
+
+	/*
+	 * The driver's UMEM holds what the four rings can hold at once (the
+	 * kernel moves a fill entry to the Rx ring, a Tx entry to the
+	 * completion ring), a frame being assembled, and what mempool caches
+	 * keep: each lcore's up to one and a half times the cache, counted for
+	 * the lcores that can use a queue's pool (its Rx and Tx threads; at
+	 * most AF_XDP_OWN_POOL_LCORES, so that an application of many lcores
+	 * does not pay for all of them per queue: a shortfall would only
+	 * leave fill slots empty, counted in rx_nombuf).
+	 */
+	if (own_umem)
+		own_chunks = fill_size + rx_size + tx_size + comp_size + 2 * AF_XDP_RX_BATCH +
+			     AF_XDP_TX_MAX_SEGS +
+			     RTE_MIN(rte_lcore_count(), (unsigned int)AF_XDP_OWN_POOL_LCORES) *
+			     (AF_XDP_OWN_POOL_CACHE * 3 / 2);
 
 	sock = rte_zmalloc_socket("af_xdp_socket", sizeof(*sock), 0, mp->socket_id);
 	if (sock == NULL)
@@ -333,9 +351,10 @@ af_xdp_socket_open(struct af_xdp_port *port, uint16_t idx, struct rte_mempool *m
 	sock->fd = new_socket_fd(port);
 	if (sock->fd < 0)
 		goto err_free;
-	sock->umem = af_xdp_umem_join(port, mp, sock->fd, &shared);
+	sock->umem = af_xdp_umem_join(port, mp, sock->fd, own_chunks, &shared);
 	if (sock->umem == NULL)
 		goto err_close;
+	sock->own_pool = af_xdp_umem_own_pool(sock->umem);
 	if (size_rings(port, sock->fd, rx_size, tx_size, fill_size, comp_size) != 0 ||
 	    map_rings(port, sock, rx_size, tx_size, fill_size, comp_size) != 0 ||
 	    bind_socket(port, sock, shared, multi_buffer) != 0)
@@ -352,6 +371,8 @@ err_leave:
 	af_xdp_umem_leave(sock->umem, sock->fd);
 err_close:
 	close(sock->fd);
+	/* Never bound: the kernel had none of its chunks. */
+	rte_mempool_free(sock->own_pool);
 err_free:
 	rte_free(sock);
 	return NULL;

@@ -12,12 +12,13 @@
  * mp, registered or shared), rings of rx_size/tx_size descriptors (0: no
  * such ring) with fill and completion rings to match, mapped, bound to the
  * interface queue start_queue + idx; with multi_buffer, for frames of
- * several descriptors where the kernel has them (sock->multi_buffer says).
- * NULL after logging why.
+ * several descriptors where the kernel has them (sock->multi_buffer says);
+ * with own_umem, on a UMEM the driver owns (sock->own_pool) instead of mp,
+ * with chunks of mp's size.  NULL after logging why.
  */
 struct af_xdp_socket *af_xdp_socket_open(struct af_xdp_port *port, uint16_t idx,
 					 struct rte_mempool *mp, uint32_t rx_size,
-					 uint32_t tx_size, bool multi_buffer);
+					 uint32_t tx_size, bool multi_buffer, bool own_umem);
 
 /* How long a close waits for a secondary's copy of the descriptor to go. */
 #define AF_XDP_CLOSE_WAIT_MS 1000
@@ -35,6 +36,7 @@ struct af_xdp_socket *af_xdp_socket_open(struct af_xdp_port *port, uint16_t idx,
  * queue, until that copy closes too.  af_xdp_queue_wait_free() tells.
  */
 void af_xdp_socket_close(struct af_xdp_socket *sock);
+/* (sock->own_pool, the driver's UMEM, is left to the caller: it may still be the kernel's.) */
 
 /*
  * Whether queue of interface ifindex has no AF_XDP socket bound (a probe

@@ -153,7 +153,8 @@ record_xdp(const struct af_xdp_port *port, struct af_xdp_state_record *r)
 }
 
 static void
-record_socket(const struct af_xdp_socket *sock, struct af_xdp_state_queue *q)
+record_socket(const struct af_xdp_port *port, const struct af_xdp_socket *sock,
+	      struct af_xdp_state_queue *q)
 {
 	const struct af_xdp_umem_layout *layout = af_xdp_umem_layout_of(sock->umem);
 
@@ -172,6 +173,8 @@ record_socket(const struct af_xdp_socket *sock, struct af_xdp_state_queue *q)
 	q->multi_buffer = sock->multi_buffer;
 	q->tx_budget = sock->tx_budget;
 	q->umem_registered = af_xdp_umem_fd(sock->umem) == sock->fd;
+	q->umem_own = sock->own_pool != NULL;
+	q->umem_own_why = (uint8_t)(q->umem_own ? port->own_umem_why : AF_XDP_UMEM_WHY_NONE);
 }
 
 void
@@ -182,7 +185,7 @@ af_xdp_state_started(struct rte_eth_dev *dev, const char *rx_build)
 	unsigned int i;
 
 	for (i = 0; i < port->nb_socks; i++)
-		record_socket(port->queues[i].sock, &port->queues[i].state);
+		record_socket(port, port->queues[i].sock, &port->queues[i].state);
 	strlcpy(r.rx_build, rx_build, sizeof(r.rx_build));
 	record_xdp(port, &r);
 	port->state = r;
@@ -451,6 +454,9 @@ dump_queue(FILE *f, struct rte_eth_dev *dev, uint16_t i, int fd)
 	fprintf(f, "queue.%u.umem.gap_bytes = %zu\n", i, q->umem_gap_bytes);
 	fprintf(f, "queue.%u.umem.pool = %s\n", i, q->pool);
 	fprintf(f, "queue.%u.umem.registered = %s\n", i, yes_no(q->umem_registered));
+	fprintf(f, "queue.%u.umem.owner = %s\n", i, q->umem_own ? "driver" : "mempool");
+	fprintf(f, "queue.%u.umem.owner.reason = %s\n", i,
+		af_xdp_umem_why_name((enum af_xdp_umem_why)q->umem_own_why));
 	if (fd >= 0 && af_xdp_socket_napi_id(fd, &napi_id) == 0)
 		fprintf(f, "queue.%u.napi_id = %u\n", i, napi_id);
 	if (rxq != NULL)

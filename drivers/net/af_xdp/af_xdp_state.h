@@ -50,6 +50,8 @@ struct af_xdp_state_queue {
 	bool zero_copy;
 	bool multi_buffer;
 	bool umem_registered;		/* this socket registered the UMEM; else joined it */
+	bool umem_own;			/* the UMEM is the driver's, not the mempool */
+	uint8_t umem_own_why;		/* enum af_xdp_umem_why: why */
 };
 
 struct rte_eth_dev;

@@ -44,6 +44,8 @@ static const struct xstat_def rx_driver_xstats[] = {
 	RX_STAT(nombuf),
 	RX_STAT(multi_buffer),
 	RX_STAT(chains_dropped),
+	RX_STAT(copies),	/* frames copied from the driver's UMEM */
+	RX_STAT(copy_nombuf),	/* and dropped: no mbuf to copy them into */
 };
 
 static const struct xstat_def tx_driver_xstats[] = {
@@ -159,7 +161,7 @@ stats_get(struct rte_eth_dev *dev, struct rte_eth_stats *stats, af_xdp_queue_sta
 		kernel_stats(port, &fds, i, &ks);
 		stats->ipackets += rxq->stats.packets;
 		stats->ibytes += rxq->stats.bytes;
-		stats->rx_nombuf += rxq->stats.nombuf;
+		stats->rx_nombuf += rxq->stats.nombuf + rxq->stats.copy_nombuf;
 		stats->imissed += af_xdp_kstats_imissed(&ks, rxq->zero_copy);
 		if (qstats != NULL && i < RTE_ETHDEV_QUEUE_STAT_CNTRS) {
 			qstats->q_ipackets[i] = rxq->stats.packets;

@@ -15,7 +15,8 @@
  * an indirect or external buffer, a shared chain, a frame longer than a
  * chunk) is copied into fresh mbufs of the UMEM's pool, as many as it takes,
  * and the original is freed at once.  A frame is queued whole or not at
- * all.
+ * all.  On the driver's UMEM (af_xdp_umem.c: a mempool that cannot be one)
+ * no application mbuf is the UMEM's: every frame takes that copy.
  *
  * The checksum build of the burst (af_xdp_tx_burst_csum, chosen at start
  * when a Tx checksum offload is configured) first honours each frame's

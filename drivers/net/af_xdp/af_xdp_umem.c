@@ -7,6 +7,14 @@
  * unaligned-chunk mode: each mbuf's data buffer is one chunk, so a received
  * frame lands directly in the mbuf that will carry it.
  *
+ * A mempool that cannot be a UMEM (its data buffers are pinned external
+ * memory, or its areas lie apart with memory that is not DPDK's between
+ * them) gets one the driver owns instead: a packet mbuf pool of the same
+ * chunk geometry in a single memzone (one area; DPDK's shared memory, which
+ * a secondary process maps too), from which the kernel receives and sends,
+ * and the queues copy once per frame between it and the application's
+ * mbufs (af_xdp_rx.c, af_xdp_tx.c).
+ *
  * A UMEM is registered on the first socket that uses its mempool; with
  * shared_umem, later sockets of any port of the process share that
  * registration (XDP_SHARED_UMEM) while its first socket stays bound.
@@ -22,7 +30,10 @@
 
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
+#include <rte_mbuf_pool_ops.h>
 #include <rte_memory.h>
+#include <rte_memzone.h>
+#include <rte_errno.h>
 #include <rte_mempool.h>
 
 #include "af_xdp_csum.h"
@@ -38,6 +49,7 @@ struct af_xdp_umem {
 	bool shareable;		/* for_sharing and reg_fd bound: others may join */
 	bool multi_buffer;	/* bound with XDP_USE_SG */
 	uint32_t tx_meta_len;	/* Tx metadata before each frame: 0 or AF_XDP_TX_META_LEN */
+	bool own;		/* mb_pool is the driver's (af_xdp_umem_own_pool()) */
 };
 
 /* Process-wide UMEMs, so that sockets asking for shared_umem find theirs. */
@@ -114,6 +126,55 @@ check_span(struct rte_mempool *mp, const struct mem_span *span, char *err, size_
 }
 
 /*
+ * What every UMEM needs of the mempool its queue receives into, whoever
+ * owns the UMEM: a populated packet mbuf pool with room for a chunk.  The
+ * chunk's size and the longest frame it holds into layout.
+ */
+static int
+pool_geometry(struct rte_mempool *mp, struct af_xdp_umem_layout *layout, struct mem_span *span,
+	      char *err, size_t err_len)
+{
+	const uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uint32_t data_room;
+
+	if (mp->private_data_size < sizeof(struct rte_pktmbuf_pool_private)) {
+		snprintf(err, err_len, "mempool %s is not a packet mbuf pool", mp->name);
+		return -EINVAL;
+	}
+	data_room = rte_pktmbuf_data_room_size(mp);
+	if (data_room < AF_XDP_CHUNK_MIN) {
+		snprintf(err, err_len,
+			 "mempool %s has a data room of %u bytes; AF_XDP chunks need at least %u (for example RTE_MBUF_DEFAULT_BUF_SIZE)",
+			 mp->name, data_room, AF_XDP_CHUNK_MIN);
+		return -EINVAL;
+	}
+	rte_mempool_mem_iter(mp, collect_span, span);
+	if (span->chunks == 0) {
+		snprintf(err, err_len, "mempool %s is not populated", mp->name);
+		return -EINVAL;
+	}
+	/* The kernel takes at most a page per chunk. */
+	layout->chunk_size = RTE_MIN(data_room, (uint32_t)page);
+	layout->max_frame = layout->chunk_size - AF_XDP_PACKET_HEADROOM;
+	return 0;
+}
+
+/* Why mp cannot be a UMEM itself (af_xdp_umem_owner_of()), in err. */
+static enum af_xdp_umem_why
+pool_not_umem(struct rte_mempool *mp, const struct mem_span *span, char *err, size_t err_len)
+{
+	if (rte_pktmbuf_priv_flags(mp) & RTE_PKTMBUF_POOL_F_PINNED_EXT_BUF) {
+		snprintf(err, err_len,
+			 "mempool %s has pinned external buffers; AF_XDP needs the data buffers inside the mempool: use rte_pktmbuf_pool_create()",
+			 mp->name);
+		return AF_XDP_UMEM_WHY_PINNED_EXT_BUF;
+	}
+	if (check_span(mp, span, err, err_len) != 0)
+		return AF_XDP_UMEM_WHY_DISCONTIGUOUS;
+	return AF_XDP_UMEM_WHY_NONE;
+}
+
+/*
  * Where the UMEM lies in the mempool's memory, and how chunk addresses map
  * to mbufs.  Arithmetic on the mempool, and for a pool in several areas a
  * look at DPDK's memory map: no system call.
@@ -124,31 +185,11 @@ af_xdp_umem_layout(struct rte_mempool *mp, struct af_xdp_umem_layout *layout,
 {
 	const uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
 	struct mem_span span = { 0 };
-	uint32_t data_room, hdr;
+	uint32_t hdr;
 
-	if (mp->private_data_size < sizeof(struct rte_pktmbuf_pool_private)) {
-		snprintf(err, err_len, "mempool %s is not a packet mbuf pool", mp->name);
+	if (pool_geometry(mp, layout, &span, err, err_len) != 0)
 		return -EINVAL;
-	}
-	if (rte_pktmbuf_priv_flags(mp) & RTE_PKTMBUF_POOL_F_PINNED_EXT_BUF) {
-		snprintf(err, err_len,
-			 "mempool %s has pinned external buffers; AF_XDP needs the data buffers inside the mempool: use rte_pktmbuf_pool_create()",
-			 mp->name);
-		return -EINVAL;
-	}
-	data_room = rte_pktmbuf_data_room_size(mp);
-	if (data_room < AF_XDP_CHUNK_MIN) {
-		snprintf(err, err_len,
-			 "mempool %s has a data room of %u bytes; AF_XDP chunks need at least %u (for example RTE_MBUF_DEFAULT_BUF_SIZE)",
-			 mp->name, data_room, AF_XDP_CHUNK_MIN);
-		return -EINVAL;
-	}
-	rte_mempool_mem_iter(mp, collect_span, &span);
-	if (span.chunks == 0) {
-		snprintf(err, err_len, "mempool %s is not populated", mp->name);
-		return -EINVAL;
-	}
-	if (check_span(mp, &span, err, err_len) != 0)
+	if (pool_not_umem(mp, &span, err, err_len) != AF_XDP_UMEM_WHY_NONE)
 		return -EINVAL;
 
 	hdr = sizeof(struct rte_mbuf) + rte_pktmbuf_priv_size(mp);
@@ -156,12 +197,149 @@ af_xdp_umem_layout(struct rte_mempool *mp, struct af_xdp_umem_layout *layout,
 	layout->size = RTE_ALIGN_CEIL(span.end, page) - layout->area;
 	/* chunk = buf_addr - area = mbuf + hdr - area */
 	layout->mbuf_base = layout->area - hdr;
-	/* The kernel takes at most a page per chunk. */
-	layout->chunk_size = RTE_MIN(data_room, (uint32_t)page);
-	layout->max_frame = layout->chunk_size - AF_XDP_PACKET_HEADROOM;
 	layout->pool_chunks = span.chunks;
 	layout->gap_bytes = span.end - span.start - span.bytes;
 	return 0;
+}
+
+int
+af_xdp_umem_owner_of(struct rte_mempool *mp, enum af_xdp_umem_why *why, char *err,
+		     size_t err_len)
+{
+	struct af_xdp_umem_layout layout;
+	struct mem_span span = { 0 };
+
+	*why = AF_XDP_UMEM_WHY_NONE;
+	if (pool_geometry(mp, &layout, &span, err, err_len) != 0)
+		return -EINVAL;
+	*why = pool_not_umem(mp, &span, err, err_len);
+	return 0;
+}
+
+uint32_t
+af_xdp_umem_chunk_frame(struct rte_mempool *mp)
+{
+	struct af_xdp_umem_layout layout;
+	struct mem_span span = { 0 };
+	char err[256];
+
+	return pool_geometry(mp, &layout, &span, err, sizeof(err)) == 0 ? layout.max_frame : 0;
+}
+
+const char *
+af_xdp_umem_why_name(enum af_xdp_umem_why why)
+{
+	switch (why) {
+	case AF_XDP_UMEM_WHY_NONE:
+		return "none";
+	case AF_XDP_UMEM_WHY_PINNED_EXT_BUF:
+		return "pinned-external-buffers";
+	case AF_XDP_UMEM_WHY_DISCONTIGUOUS:
+		return "discontiguous";
+	}
+	return "unknown";
+}
+
+/* Serial numbers of the driver's UMEM pools, for names unique in the process. */
+static uint32_t next_own_serial;
+
+static void
+free_own_zone(struct rte_mempool_memhdr *memhdr __rte_unused, void *opaque)
+{
+	rte_memzone_free(opaque);
+}
+
+/*
+ * The bytes n objects of total bytes take when none may cross a page of
+ * pg bytes (an object larger than a page may).
+ */
+static size_t
+own_zone_len(uint32_t n, size_t total, size_t pg)
+{
+	size_t per_page = pg / total;
+
+	if (per_page == 0)
+		return (size_t)n * total + RTE_CACHE_LINE_SIZE;
+	/* And the part of a page the zone may begin in. */
+	return ((n + per_page - 1) / per_page + 1) * pg;
+}
+
+/*
+ * A packet mbuf pool of n mbufs whose chunks hold what app's do (its data
+ * room, at most a page: a chunk's most), all in one memzone: one area, so
+ * one UMEM.  Its mempool cache serves the fill ring's batches and the
+ * copies sent.  NULL with the reason in err.
+ */
+static struct rte_mempool *
+own_pool_create(const struct af_xdp_port *port, struct rte_mempool *app, uint32_t n,
+		char *err, size_t err_len)
+{
+	const uint32_t page = (uint32_t)sysconf(_SC_PAGESIZE);
+	const uint16_t data_room =
+		(uint16_t)RTE_MIN((uint32_t)rte_pktmbuf_data_room_size(app), page);
+	struct rte_pktmbuf_pool_private priv = { .mbuf_data_room_size = data_room };
+	const uint32_t cache = AF_XDP_OWN_POOL_CACHE;
+	const uint32_t serial = __atomic_fetch_add(&next_own_serial, 1, __ATOMIC_RELAXED);
+	const struct rte_memzone *mz;
+	struct rte_mempool *mp;
+	char name[RTE_MEMZONE_NAMESIZE];
+	unsigned int flags = 0;
+	size_t len, total;
+	int ret;
+
+	/*
+	 * The mempool lays its objects so that none crosses a page (a chunk
+	 * crossing into a page not contiguous with it is refused by zero-copy
+	 * drivers): sized for 2 MB pages.  On smaller pages (--no-huge) that
+	 * would waste up to half the zone: objects packed (copy mode and
+	 * veth take chunks across pages).
+	 */
+	total = rte_mempool_calc_obj_size(sizeof(struct rte_mbuf) + data_room, 0, NULL);
+	snprintf(name, sizeof(name), "afxdp_umem_%u_%u_mz", port->port_id, serial);
+	len = own_zone_len(n, total, RTE_PGSIZE_2M);
+	mz = rte_memzone_reserve_aligned(name, len, app->socket_id, 0, RTE_CACHE_LINE_SIZE);
+	if (mz != NULL && mz->hugepage_sz < RTE_PGSIZE_2M) {
+		rte_memzone_free(mz);
+		flags = RTE_MEMPOOL_F_NO_IOVA_CONTIG;
+		len = (size_t)n * total + RTE_CACHE_LINE_SIZE;
+		mz = rte_memzone_reserve_aligned(name, len, app->socket_id, 0,
+						 RTE_CACHE_LINE_SIZE);
+	}
+	if (mz == NULL) {
+		snprintf(err, err_len,
+			 "cannot reserve %zu KiB of DPDK memory in one area (memzone %s) for the driver's UMEM: %s; give DPDK more (hugepages, -m/--socket-mem), or the port fewer or shorter queues",
+			 len / 1024, name, rte_strerror(rte_errno));
+		return NULL;
+	}
+	snprintf(name, sizeof(name), "afxdp_umem_%u_%u", port->port_id, serial);
+	mp = rte_mempool_create_empty(name, n, sizeof(struct rte_mbuf) + data_room, cache,
+				      sizeof(priv), app->socket_id, flags);
+	if (mp == NULL) {
+		snprintf(err, err_len, "cannot create mempool %s: %s", name,
+			 rte_strerror(rte_errno));
+		rte_memzone_free(mz);
+		return NULL;
+	}
+	ret = rte_mempool_set_ops_byname(mp, rte_mbuf_best_mempool_ops(), NULL);
+	if (ret != 0) {
+		snprintf(err, err_len, "mempool %s: no mempool ops: %s", name, strerror(-ret));
+		rte_memzone_free(mz);
+		goto err_free;
+	}
+	rte_pktmbuf_pool_init(mp, &priv);
+	ret = rte_mempool_populate_iova(mp, mz->addr, RTE_BAD_IOVA, mz->len, free_own_zone,
+					(void *)(uintptr_t)mz);
+	if (ret < 0 || (uint32_t)ret != n) {
+		snprintf(err, err_len, "memzone %s holds %d of %u mbufs", mz->name, ret, n);
+		if (ret < 0)
+			rte_memzone_free(mz);
+		goto err_free;
+	}
+	rte_mempool_obj_iter(mp, rte_pktmbuf_init, NULL);
+	return mp;
+err_free:
+	rte_mempool_free(mp);
+	return NULL;
 }
 
 /* RLIMIT_MEMLOCK as a message shows it: "8192 KiB" or "unlimited". */
@@ -262,46 +440,59 @@ find_shareable(struct rte_mempool *mp)
 }
 
 static struct af_xdp_umem *
-umem_new(const struct af_xdp_port *port, struct rte_mempool *mp, int fd)
+umem_new(const struct af_xdp_port *port, struct rte_mempool *mp, int fd, uint32_t own_chunks)
 {
 	struct af_xdp_umem *umem;
-	char err[256];
+	char err[512];
 
 	umem = rte_zmalloc_socket("af_xdp_umem", sizeof(*umem), 0, mp->socket_id);
 	if (umem == NULL) {
 		AF_XDP_PORT_LOG(ERR, port, "out of memory for a UMEM");
 		return NULL;
 	}
+	if (own_chunks != 0) {
+		umem->own = true;
+		mp = own_pool_create(port, mp, own_chunks, err, sizeof(err));
+		if (mp == NULL) {
+			AF_XDP_PORT_LOG(ERR, port, "%s", err);
+			rte_free(umem);
+			return NULL;
+		}
+	}
 	if (af_xdp_umem_layout(mp, &umem->layout, err, sizeof(err)) != 0) {
 		AF_XDP_PORT_LOG(ERR, port, "%s", err);
-		rte_free(umem);
-		return NULL;
+		goto err_free;
 	}
 	umem->mb_pool = mp;
 	umem->reg_fd = fd;
-	umem->for_sharing = port->args.shared_umem;
-	if (register_umem(port, fd, umem) != 0) {
-		rte_free(umem);
-		return NULL;
-	}
+	/* The driver's UMEM serves its one socket: nothing to share. */
+	umem->for_sharing = port->args.shared_umem && !umem->own;
+	if (register_umem(port, fd, umem) != 0)
+		goto err_free;
 	if (umem->layout.gap_bytes != 0)
 		AF_XDP_PORT_LOG(INFO, port,
 				"mempool %s lies in separate areas: its UMEM spans them, %zu KiB, %zu KiB of which DPDK memory between them",
 				mp->name, umem->layout.size / 1024, umem->layout.gap_bytes / 1024);
 	return umem;
+err_free:
+	if (umem->own)
+		rte_mempool_free(mp);
+	rte_free(umem);
+	return NULL;
 }
 
 struct af_xdp_umem *
-af_xdp_umem_join(const struct af_xdp_port *port, struct rte_mempool *mp, int fd, bool *shared)
+af_xdp_umem_join(const struct af_xdp_port *port, struct rte_mempool *mp, int fd,
+		 uint32_t own_chunks, bool *shared)
 {
 	struct af_xdp_umem *umem = NULL;
 
 	pthread_mutex_lock(&umem_lock);
-	if (port->args.shared_umem)
+	if (port->args.shared_umem && own_chunks == 0)
 		umem = find_shareable(mp);
 	*shared = umem != NULL;
 	if (umem == NULL) {
-		umem = umem_new(port, mp, fd);
+		umem = umem_new(port, mp, fd, own_chunks);
 		if (umem != NULL)
 			TAILQ_INSERT_TAIL(&umem_list, umem, next);
 	}
@@ -354,6 +545,12 @@ struct rte_mempool *
 af_xdp_umem_pool(const struct af_xdp_umem *umem)
 {
 	return umem->mb_pool;
+}
+
+struct rte_mempool *
+af_xdp_umem_own_pool(const struct af_xdp_umem *umem)
+{
+	return umem->own ? umem->mb_pool : NULL;
 }
 
 uint32_t
