@@ -63,8 +63,18 @@ ns_rx=afxdp-rx-$$
 ns_tx=afxdp-tx-$$
 tmp=$(mktemp -d)
 
+# stop_job <pid> <signal>: pid is a subshell (in_rx or in_tx run with &),
+# which would not pass the signal on (and ignores SIGINT, as every
+# background job of a shell without job control does): it goes to its
+# child, the program itself (ip netns exec execs it); then the subshell
+# ends.
+stop_job() {
+	pkill "-$2" -P "$1" 2>/dev/null
+	wait "$1" 2>/dev/null
+}
+
 cleanup() {
-	[ -n "${rx_pid:-}" ] && kill "$rx_pid" 2>/dev/null && wait "$rx_pid" 2>/dev/null
+	[ -n "${rx_pid:-}" ] && stop_job "$rx_pid" TERM
 	ip netns del "$ns_rx" 2>/dev/null
 	ip netns del "$ns_tx" 2>/dev/null
 	rm -rf "$tmp"
@@ -276,11 +286,9 @@ disrupt_case() {
 	$action
 	rc=$?
 	sleep 1
-	kill "$tx_pid" 2>/dev/null
-	wait "$tx_pid" 2>/dev/null
+	stop_job "$tx_pid" TERM
 	# Not all frames came: it reports what did, with status 1
-	kill -INT "$rx_pid" 2>/dev/null
-	wait "$rx_pid"
+	stop_job "$rx_pid" INT
 	rx_pid=
 	sed -n 's/^# first socket: /# during: /p' "$tmp/rx.log"
 	if [ "$rc" != 0 ]; then
