@@ -48,6 +48,8 @@ def options(argv):
     ap.add_argument("--cycle", type=int, default=1024,
                     help="frames per cycle: one generator call, then testpmd takes them"
                          " (default 1024, below every ring)")
+    ap.add_argument("--size", type=int, default=64,
+                    help="frame size in bytes without FCS, 60..1514 (default 64)")
     ap.add_argument("--cycles", type=int, default=4,
                     help="measured cycles per row and round (default 4)")
     ap.add_argument("--warmup", type=int, default=1,
@@ -65,6 +67,8 @@ def options(argv):
     a = ap.parse_args(argv)
     if a.rounds < 1 or a.cycle < 1 or a.cycles < 1 or a.warmup < 0:
         ap.error("--rounds, --cycle and --cycles must be at least 1, --warmup at least 0")
+    if not 60 <= a.size <= 1514:
+        ap.error("--size must be 60..1514 (the veths' MTU is 1500)")
     return a
 
 
@@ -181,8 +185,9 @@ def main(argv):
 
     cleanup.install()
     rid = env.run_id()
-    print("# %d rows x %d rounds, %d cycle(s) of %d frames each (+%d warm-up); kernel %s" % (
-        len(rows), a.rounds, a.cycles, a.cycle, a.warmup, os.uname().release), flush=True)
+    print("# %d rows x %d rounds, %d cycle(s) of %d frames of %d bytes each (+%d warm-up); "
+          "kernel %s" % (len(rows), a.rounds, a.cycles, a.cycle, a.size, a.warmup,
+                         os.uname().release), flush=True)
     print("# round | row | sent | delivered | generator ns/frame | DUT busy ns/frame | "
           "instructions/frame | empty polls % | TSC MHz", flush=True)
     rounds_rows = []
@@ -192,7 +197,8 @@ def main(argv):
         s = scenario.Settings(gen=t["gen"], bench_xdp=t["bench_xdp"],
                               plugin=env.stage_plugin(t["plugin"]), logs=logs,
                               huge_dir="/dev/hugepages", mem_mb=256)
-        with icount.IcountBench(s, a.cycle, a.cycles, a.warmup, a.same_veths, log=log) as bench:
+        with icount.IcountBench(s, a.cycle, a.cycles, a.warmup, a.same_veths, log=log,
+                                size=a.size) as bench:
             for r in range(1, a.rounds + 1):
                 bench.round = r
                 done = []
@@ -231,8 +237,8 @@ def main(argv):
                 summary[name] = ref[name]
         shown = [r for r in icount.ROWS if r in rows or icount.row_name(*r) in ref and r[1] == "a"]
         print("\n# (a) rows: the unpatched kernel's run (%s)" % a.reference)
-    print("\n# medians over %d round(s); instructions = guest ns under -icount shift=0" %
-          len(rounds_rows))
+    print("\n# medians over %d round(s), %d-byte frames; instructions = guest ns under "
+          "-icount shift=0" % (len(rounds_rows), a.size))
     print(table(summary, shown))
     print("\n# targets (reported, not asserted)")
     print(targets(summary))

@@ -3,7 +3,7 @@
 #
 # bench.sh [--rounds R] [--seconds S] [--wallclock] [--zero-copy]
 #          [--kernel BZIMAGE] [--baseline BZIMAGE] [--out DIR]
-# bench.sh --testpmd [--rounds R] [--cycles N] [--rows LIST] [--same-veths]
+# bench.sh --testpmd [--rounds R] [--cycles N] [--rows LIST] [--same-veths] [--size B]
 #          [--build DIR] [--kernel BZIMAGE] [--baseline BZIMAGE] [--out DIR]
 #
 # The measurement (not a test): in the VM, on a veth pair, with a kernel-side
@@ -30,7 +30,8 @@
 # (bench/benchlib/icount.py); LIST picks rows, in its order ('io (c),
 # xdp-redirect'; the (a) rows run on the unpatched kernel, with its
 # xdp-drop); --same-veths runs all rows on one topology instead of veths
-# per row (as testpmd restarted on the same veths).
+# per row (as testpmd restarted on the same veths); --size B sends frames of
+# B bytes (without FCS, 60..1514; default 64).
 # It needs the project built in DIR (default ./build: the plugin,
 # afxdp-gen, bench-xdp). --kernel boots BZIMAGE instead of the cached
 # image of kernel/patches (AFXDP_VM_KERNEL) for the patched runs;
@@ -60,6 +61,7 @@ testpmd=0
 cycles=
 rows=
 same_veths=()
+size=
 build=$(dirname "$KERNEL_DIR")/build
 kernel=${AFXDP_VM_KERNEL:-}
 baseline=
@@ -75,6 +77,7 @@ while [ $# -gt 0 ]; do
 	--cycles) cycles=$2; shift ;;
 	--rows) rows=$2; shift ;;
 	--same-veths) same_veths=(--same-veths) ;;
+	--size) size=$2; shift ;;
 	--build) build=$(readlink -f "$2"); shift ;;
 	--kernel) kernel=$(readlink -f "$2"); shift ;;
 	--baseline) baseline=$(readlink -f "$2"); shift ;;
@@ -115,6 +118,7 @@ if [ "$testpmd" = 1 ]; then
 	top=$(dirname "$KERNEL_DIR")
 	args=(--build "$build" --rounds "${rounds_set:-2}" "${same_veths[@]}")
 	[ -n "$cycles" ] && args+=(--cycles "$cycles")
+	[ -n "$size" ] && args+=(--size "$size")
 	# The (a) rows on the unpatched kernel, with its xdp-drop for their
 	# receive part; the others on the patched one
 	rows_a=()

@@ -73,8 +73,9 @@ def row_name(config, variant):
 class IcountBench(scenario.Bench):
     """scenario.Bench in alternating phases, everything on the DUT's CPU."""
 
-    def __init__(self, s, cycle, cycles, warmup, same_veths=False, log=print):
+    def __init__(self, s, cycle, cycles, warmup, same_veths=False, log=print, size=64):
         super().__init__(s, log=log)
+        self.size = size            # frame size, without FCS
         self.same_veths = same_veths
         self.cycle = cycle          # frames per cycle
         self.cycles = cycles        # measured cycles
@@ -86,7 +87,7 @@ class IcountBench(scenario.Bench):
         """afxdp-gen: `count` frames in one call, on the DUT's CPU."""
         s = self.s
         args = [s.gen, "--dev", self.g0.name, "--method", "live", "--count", str(count),
-                "--cpus", str(s.dut_cpu), "--json", "--quiet"]
+                "--cpus", str(s.dut_cpu), "--size", str(self.size), "--json", "--quiet"]
         cp = env.run(args, ns=self.gen_ns.name, check=False, timeout=600)
         if cp.returncode != 0:
             raise scenario.RunError("afxdp-gen failed (exit %d): %s" % (
