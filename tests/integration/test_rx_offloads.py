@@ -226,6 +226,8 @@ def check_vlan_reinserted(t, tp, port, peer):
             "vlan_reinserted: every frame with the 802.1Q ethertype in its bytes, 4 bytes longer")
     t.check(not any(TCI.search(rest) for _, rest in seen),
             "vlan_reinserted: no stripped tag reported (RTE_MBUF_F_RX_VLAN clear)")
+    t.check(all(STAMP.search(rest) for _, rest in seen),
+            "vlan_reinserted: every frame stamped (the metadata moved with the frame's head)")
 
 
 def check_timestamp(t, net, dut, gen):
