@@ -137,22 +137,38 @@ no_free(struct rte_mempool_memhdr *memhdr __rte_unused, void *opaque __rte_unuse
  * Two areas of memory not DPDK's with a gap between them: nothing says the
  * gap stays mapped, so the pool cannot be one UMEM.
  */
+/*
+ * mp populated over two halves of one anonymous mapping (memory not DPDK's)
+ * with 64 KiB between them that it does not use; the mapping, *len bytes.
+ */
+static char *
+populate_apart(struct rte_mempool *mp, size_t *len)
+{
+	size_t half = (size_t)rte_mempool_calc_obj_size(mp->elt_size, mp->flags, NULL) *
+		      NB_MBUFS / 2 + 4096;
+	char *area;
+
+	*len = 2 * half + 65536;
+	area = mmap(NULL, *len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK(area != MAP_FAILED, "mmap");
+	if (area == MAP_FAILED)
+		return NULL;
+	CHECK(rte_mempool_populate_virt(mp, area, half, 4096, no_free, NULL) > 0, "first");
+	CHECK(rte_mempool_populate_virt(mp, area + half + 65536, half, 4096, no_free,
+					NULL) > 0, "second");
+	return area;
+}
+
 static void
 test_discontiguous(void)
 {
 	struct rte_mempool *mp = empty_packet_pool("umem_holes");
-	size_t half = (size_t)rte_mempool_calc_obj_size(mp->elt_size, mp->flags, NULL) *
-		      NB_MBUFS / 2 + 4096;
-	size_t len = 2 * half + 65536;
-	char *area = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-			  -1, 0);
+	size_t len;
+	char *area = populate_apart(mp, &len);
 
-	CHECK(area != MAP_FAILED, "mmap");
-	CHECK(rte_mempool_populate_virt(mp, area, half, 4096, no_free, NULL) > 0, "first");
-	CHECK(rte_mempool_populate_virt(mp, area + half + 65536, half, 4096, no_free,
-					NULL) > 0, "second");
 	expect_refusal(mp, "discontiguous");
-	munmap(area, len);
+	if (area != NULL)
+		munmap(area, len);
 }
 
 /*
@@ -330,11 +346,8 @@ static void
 test_own_umem(void)
 {
 	struct rte_mempool *mp = empty_packet_pool("umem_own_app");
-	size_t half = (size_t)rte_mempool_calc_obj_size(mp->elt_size, mp->flags, NULL) *
-		      NB_MBUFS / 2 + 4096;
-	size_t len = 2 * half + 65536;
-	char *area = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-			  -1, 0);
+	size_t len;
+	char *area = populate_apart(mp, &len);
 	struct af_xdp_port *port = calloc(1, sizeof(*port));
 	const struct af_xdp_umem_layout *layout;
 	struct af_xdp_umem_layout app_layout;
@@ -346,10 +359,7 @@ test_own_umem(void)
 	char err[512] = "";
 	int fd;
 
-	CHECK(area != MAP_FAILED && port != NULL, "mmap and port");
-	CHECK(rte_mempool_populate_virt(mp, area, half, 4096, no_free, NULL) > 0, "first");
-	CHECK(rte_mempool_populate_virt(mp, area + half + 65536, half, 4096, no_free,
-					NULL) > 0, "second");
+	CHECK(area != NULL && port != NULL, "mmap and port");
 	CHECK(af_xdp_umem_owner_of(mp, &why, err, sizeof(err)) == 0, "refused: %s", err);
 	CHECK_EQ(why, AF_XDP_UMEM_WHY_DISCONTIGUOUS);
 	CHECK(strstr(err, "discontiguous") != NULL, "reason '%s'", err);
@@ -397,7 +407,8 @@ test_own_umem(void)
 out:
 	free(port);
 	rte_mempool_free(mp);
-	munmap(area, len);
+	if (area != NULL)
+		munmap(area, len);
 }
 
 /* Pinned external buffers: the driver's UMEM too, and why. */
