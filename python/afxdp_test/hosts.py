@@ -25,7 +25,7 @@ TCP_TIMEOUT = 180            # only against a hang
 PINGS = 5
 
 
-def two_hosts(net, gro=False, tx_csum=False):
+def two_hosts(net, gro=False, tx_csum=False, mtu=None):
     """The namespaces and interfaces above: (dut, a, b, p0, h0, p1, h1).
 
     gro=True turns GRO back on at h0 and h1: a veth only accepts frames
@@ -33,7 +33,8 @@ def two_hosts(net, gro=False, tx_csum=False):
     an XDP program or GRO, so a kernel XDP forwarder needs it.
     tx_csum=True turns their tx checksumming back on (segmentation stays
     off): the frames they send carry only the pseudo-header's sum in their
-    TCP and UDP checksums, for the forwarder to complete."""
+    TCP and UDP checksums, for the forwarder to complete.
+    mtu: set on all four ends (p0, h0, p1, h1)."""
     dut, a, b = net.netns("dut"), net.netns("a"), net.netns("b")
     p0, h0 = net.veth(dut, "p0", a, "h0")
     p1, h1 = net.veth(dut, "p1", b, "h1")
@@ -45,6 +46,9 @@ def two_hosts(net, gro=False, tx_csum=False):
             env.run(["ethtool", "-K", h.name, "tx", "on"], ns=h.ns.name)
         if gro:
             h.set_gro(True)
+    if mtu is not None:
+        for ifc in (p0, h0, p1, h1):
+            ifc.set_mtu(mtu)
     return dut, a, b, p0, h0, p1, h1
 
 

@@ -180,9 +180,7 @@ def forwarding(t, net):
 
 def jumbo(t, net):
     """Part 4: MTU 9000, frames of several chunks and several xbuf mbufs."""
-    dut, a, b, p0, h0, p1, h1 = hosts.two_hosts(net)
-    for ifc in (p0, h0, p1, h1):
-        ifc.set_mtu(MTU)
+    dut, a, b, p0, h0, p1, h1 = hosts.two_hosts(net, mtu=MTU)
     vdevs = ["net_af_xdp0,iface=%s" % p0.name, "net_af_xdp1,iface=%s" % p1.name]
     with testpmd.TestPmd(dut, vdevs, fwd="io", eal_extra=[testpmd.LOG_INFO],
                          app_extra=[XBUF] + JUMBO_APP, label="testpmd[xbuf jumbo]") as tp:

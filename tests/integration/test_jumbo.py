@@ -174,9 +174,7 @@ def stop_start(t, tp, h0, p0):
 
 
 def forwarding(t, net):
-    dut, a, b, p0, h0, p1, h1 = hosts.two_hosts(net)
-    for ifc in (p0, h0, p1, h1):
-        ifc.set_mtu(MTU)
+    dut, a, b, p0, h0, p1, h1 = hosts.two_hosts(net, mtu=MTU)
     vdevs = ["net_af_xdp0,iface=%s" % p0.name, "net_af_xdp1,iface=%s" % p1.name]
     with testpmd.TestPmd(dut, vdevs, fwd="io", eal_extra=[testpmd.LOG_INFO], app_extra=APP,
                          label="testpmd[io]") as tp:
@@ -251,9 +249,7 @@ def combinations(t, net):
 
 def ovs_case(t, net):
     """Part 5: forwarding at MTU 2500 with scatter and page-sized mbufs: one chunk a frame."""
-    dut, a, b, p0, h0, p1, h1 = hosts.two_hosts(net)
-    for ifc in (p0, h0, p1, h1):
-        ifc.set_mtu(OVS_MTU)
+    dut, a, b, p0, h0, p1, h1 = hosts.two_hosts(net, mtu=OVS_MTU)
     vdevs = ["net_af_xdp0,iface=%s" % p0.name, "net_af_xdp1,iface=%s" % p1.name]
     sizes = [60, 1514, OVS_MTU + 14]
     with testpmd.TestPmd(dut, vdevs, fwd="io", app_extra=COMBOS[0][1] + [max_pkt_len(OVS_MTU)],
