@@ -184,16 +184,6 @@ af_xdp_frame_configure(struct rte_eth_dev *dev)
 	return 0;
 }
 
-/*
- * The longest frame one chunk of a UMEM serving mempool mp holds, the
- * mempool's or the driver's (of the same chunks); 0 if none can serve it.
- */
-static uint32_t
-chunk_frame_of(struct rte_mempool *mp)
-{
-	return af_xdp_umem_chunk_frame(mp);
-}
-
 /* Say why Rx queue qid's mempool mp, receiving frames of up to limit bytes, cannot take mtu. */
 static void
 mempool_refusal(const struct af_xdp_port *port, const struct af_xdp_frame *f, uint16_t qid,
@@ -226,7 +216,7 @@ check_mempool(const struct af_xdp_port *port, const struct af_xdp_frame *f, uint
 	      struct rte_mempool *mp, const char *what)
 {
 	bool multi_buffer = f->rx_segs > 1;
-	uint32_t limit = af_xdp_frame_rx_limit(f, chunk_frame_of(mp), multi_buffer);
+	uint32_t limit = af_xdp_frame_rx_limit(f, af_xdp_umem_chunk_frame(mp), multi_buffer);
 
 	if (af_xdp_frame_of_mtu(f->mtu) <= limit)
 		return 0;
@@ -270,7 +260,7 @@ af_xdp_frame_mtu_check(struct rte_eth_dev *dev, uint32_t mtu, struct af_xdp_fram
 
 		if (rxq == NULL)
 			continue;
-		chunk = chunk_frame_of(rxq->mb_pool);
+		chunk = af_xdp_umem_chunk_frame(rxq->mb_pool);
 		limit = af_xdp_frame_rx_limit(next, chunk, now->multi_buffer);
 		if (af_xdp_frame_of_mtu(mtu) <= limit)
 			continue;
@@ -313,7 +303,7 @@ af_xdp_frame_start(struct rte_eth_dev *dev, bool *multi_buffer)
 			continue;
 		if (check_mempool(port, f, i, rxq->mb_pool, "cannot start") != 0)
 			return -EINVAL;
-		chunk = RTE_MIN(chunk, chunk_frame_of(rxq->mb_pool));
+		chunk = RTE_MIN(chunk, af_xdp_umem_chunk_frame(rxq->mb_pool));
 	}
 	/*
 	 * The interface's own MTU may be larger than the port's (set with ip
