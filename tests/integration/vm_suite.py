@@ -15,6 +15,11 @@ or BUG logged while it ran: a test that passed then fails, as a job of its
 own did). meson reads the lines (protocol 'tap'); scripts/test-summary.py
 counts them one by one.
 
+Each test runs in a fork of this process, which imported the tests'
+library once (python/afxdp_test): a new python under TCG takes seconds to
+start, most of them compiling that library again (PYTHONDONTWRITEBYTECODE,
+on a read-only root), for every test.
+
 A boot that dies (kernel/vm-run.sh boots once more after qemu's stale int3)
 resumes: what was done is in $AFXDP_VM_KEEP, which the second boot keeps;
 the test that was running when the guest died runs again, the others are
@@ -24,13 +29,19 @@ AFXDP_VM_ONLY=name[,name...] runs only those tests (e.g. io_fwd in vm-zc); a
 boot with none of them is skipped.
 """
 
+import atexit
+import importlib
 import os
+import pkgutil
 import re
+import runpy
+import select
 import signal
 import subprocess
 import sys
 import threading
 import time
+import traceback
 
 KERNEL_PROBLEM = re.compile(r"WARNING: CPU|BUG:|Call Trace")
 SKIP = 77
@@ -78,6 +89,84 @@ class Progress:
                 os.fsync(f.fileno())
 
 
+def preload_library():
+    """Import every module of the tests' library here, so that each test,
+    a fork of this process, finds them loaded.  The tests' state lives in
+    those modules, untouched here: each fork starts from it as a new python
+    would."""
+    try:
+        import afxdp_test
+    except ImportError:
+        return          # each test imports what it needs, as a python of its own would
+    for mod in pkgutil.iter_modules(afxdp_test.__path__):
+        importlib.import_module("afxdp_test." + mod.name)
+
+
+def exit_code(e):
+    """The status a python leaving with SystemExit e ends with."""
+    if e.code is None or isinstance(e.code, int):
+        return e.code or 0
+    sys.stderr.write("%s\n" % e.code)
+    return 1
+
+
+def run_script(script):
+    """In a fresh fork: run script as __main__ would be run by a python of its
+    own, and end the process with its exit status, atexit handlers run."""
+    code = 1
+    try:
+        sys.argv = [script]
+        sys.path[0] = os.path.dirname(os.path.abspath(script))
+        env = sys.modules.get("afxdp_test.env")
+        if env is not None:
+            env.restart_clock()
+        runpy.run_path(script, run_name="__main__")
+        code = 0
+    except SystemExit as e:
+        code = exit_code(e)
+    except BaseException:
+        traceback.print_exc()
+    finally:
+        try:
+            atexit._run_exitfuncs()
+        finally:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(code)
+
+
+def start_test(script):
+    """Fork a process that runs script in a session of its own, its stdout
+    and stderr on a pipe: (pid, the pipe's read end as text)."""
+    r, w = os.pipe()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid != 0:
+        os.close(w)
+        return pid, os.fdopen(r, "r", errors="replace")
+    os.setsid()
+    os.close(r)
+    os.dup2(w, 1)
+    os.dup2(w, 2)
+    os.close(w)
+    os.closerange(3, os.sysconf("SC_OPEN_MAX"))     # as subprocess's close_fds
+    sys.stdout = sys.stderr = open(1, "w", buffering=1, errors="replace", closefd=False)
+    run_script(script)
+
+
+def wait_test(pid, timeout):
+    """The exit status of child pid, or None when it is still running after
+    timeout seconds (None: wait for good)."""
+    pidfd = os.pidfd_open(pid)
+    try:
+        if not select.select([pidfd], [], [], timeout)[0]:
+            return None
+    finally:
+        os.close(pidfd)
+    return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+
+
 def kernel_log():
     cp = subprocess.run(["dmesg"], capture_output=True, text=True)
     return cp.stdout.splitlines()
@@ -104,28 +193,26 @@ def run_one(name, timeout, script):
     t0 = time.monotonic()
     before = len(kernel_log())
     output = []
-    p = subprocess.Popen([sys.executable, script], stdout=subprocess.PIPE,
-                         stderr=subprocess.STDOUT, text=True, errors="replace",
-                         start_new_session=True)
+    pid, pipe = start_test(script)
     # A thread copies the output: a process the test left behind may hold
     # the pipe open after the test has ended.
-    reader = threading.Thread(target=copy_output, args=(p.stdout, output), daemon=True)
+    reader = threading.Thread(target=copy_output, args=(pipe, output), daemon=True)
     reader.start()
     timed_out = False
-    try:
-        rc = p.wait(timeout=timeout)
-    except subprocess.TimeoutExpired:
+    rc = wait_test(pid, timeout)
+    if rc is None:
         # SIGTERM first: the test cleans up what it made (namespaces, EAL
         # files, programs) before the next one runs.
         timed_out = True
-        os.killpg(p.pid, signal.SIGTERM)
-        try:
-            rc = p.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(p.pid, signal.SIGKILL)
-            rc = p.wait()
+        os.killpg(pid, signal.SIGTERM)
+        rc = wait_test(pid, 30)
+        if rc is None:
+            os.killpg(pid, signal.SIGKILL)
+            rc = wait_test(pid, None)
     reader.join(5)
-    if reader.is_alive():
+    if not reader.is_alive():
+        pipe.close()
+    else:
         print("# (%s's output is still open: a process it started is still running)" % name)
     took = "%.1f s" % (time.monotonic() - t0)
     problems = [l for l in kernel_log()[before:] if KERNEL_PROBLEM.search(l)]
@@ -148,6 +235,7 @@ def main():
     if not tests:
         print("1..0 # SKIP AFXDP_VM_ONLY names none of this boot's tests")
         return 0
+    preload_library()
     progress = Progress()
     if not progress.planned():
         progress.emit("1..%d" % len(tests))
