@@ -71,6 +71,7 @@ class HugePages:
         self.prefix = prefix
         self.mount = SYSTEM_MOUNT if system else os.path.join(env.run_dir(), "huge")
         self.mounted = False        # by us: unmounted at release
+        self.made_dir = False       # the mount point, by us: removed at release
         self.added = 0
         self._undo = None
 
@@ -92,6 +93,7 @@ class HugePages:
         if self.system and os.path.ismount(self.mount):
             env.log("hugepages: %s is mounted already: used as it is" % self.mount)
             return self
+        self.made_dir = not os.path.isdir(self.mount)
         os.makedirs(self.mount, mode=0o755, exist_ok=True)
         env.run(["mount", "-t", "hugetlbfs", "-o", "pagesize=%dK" % PAGE_KB,
                  "afxt-%s" % env.run_id(), self.mount])
@@ -115,7 +117,8 @@ class HugePages:
         if (self.mounted or not self.system) and os.path.ismount(self.mount):
             env.unmount(self.mount)
             self.mounted = False
-        if not self.system and os.path.isdir(self.mount):
+        if (self.made_dir or not self.system) and os.path.isdir(self.mount) \
+                and not os.path.ismount(self.mount):
             os.rmdir(self.mount)
         if self.added:
             give_back(self.added)
