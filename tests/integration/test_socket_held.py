@@ -30,7 +30,9 @@ qdisc lets through a frame every few seconds, so the frames sit there, un-
 completed, and the socket lives on after testpmd closed it. In zero-copy
 mode (vm-zc) the patched veth copies a frame for the peer and completes it
 in the poll that took it: what is outstanding at the stop is only what
-sits untaken in the Tx ring; the copy of the descriptor keeps the socket.
+sits untaken in the Tx ring (none in the runs so far: T = 0 there, so the
+Tx hold is exercised on the host); the copy of the descriptor keeps the
+socket.
 1. `port start 0` (nothing received): F mbufs out of the pool, the fill
    ring's; txonly for a moment, then `stop`.
 2. The copy taken, `port stop 0`: the socket's mbufs stay out of the pool:
