@@ -68,22 +68,33 @@ def umem_owners(t, prefix, ports, mtu):
     return "MTU %d: %s" % (mtu, ", ".join(seen))
 
 
-def where_lost(o, nss):
-    """The hosts' interface counters, OVS's port counters and drop coverage."""
+def where_lost(o, nss, prefix):
+    """The hosts' interface counters, the ports' xstats that count a loss
+    (OVS's DPDK telemetry), OVS's port counters and drop coverage."""
     out = [ns.exec(["ip", "-s", "link"], check=False).stdout for ns in nss]
+    for port in range(len(NAMES)):
+        try:
+            reply = state.telemetry(prefix, "/ethdev/xstats,%d" % port)
+            xs = reply.get("/ethdev/xstats") or {}
+        except state.StateError as e:
+            xs = {"error": str(e)}
+        out.append("port %d xstats: %s" % (port, ", ".join(
+            "%s=%s" % kv for kv in sorted(xs.items())
+            if kv[1] and any(w in kv[0] for w in ("drop", "empty", "invalid", "nombuf",
+                                                  "error", "missed", "packets")))))
     out.append(o.appctl("dpctl/show", "-s", check=False))
     out.append("\n".join(ln for ln in o.appctl("coverage/show", check=False).splitlines()
                          if "drop" in ln))
     return "\n".join(out)
 
 
-def full_size_ping(t, o, a, b, mtu):
+def full_size_ping(t, o, a, b, mtu, prefix):
     size = mtu - 28                  # IPv4 and ICMP headers
     cp = a.exec(["ping", "-n", "-c", "3", "-i", "0.2", "-W", "5", "-M", "do", "-s", str(size),
                  hosts.ADDR_B], check=False)
     ok = cp.returncode == 0 and " 0% packet loss" in cp.stdout
     t.check(ok, "MTU %d: ping -M do -s %d a -> b, every one answered" % (mtu, size),
-            cp.stdout + cp.stderr + ("" if ok else where_lost(o, (a, b))))
+            cp.stdout + cp.stderr + ("" if ok else where_lost(o, (a, b), prefix)))
 
 
 def main(t):
@@ -116,7 +127,7 @@ def main(t):
                         h.set_mtu(mtu)
                 wait_ports(t, o, mtu)
                 summary.append(umem_owners(t, prefix, (p0, p1), mtu))
-                full_size_ping(t, o, a, b, mtu)
+                full_size_ping(t, o, a, b, mtu, prefix)
                 hosts.tcp_transfer(t, a, b, mb=TCP_MB)
             t.equal(o.exit(), 0, "ovs-vswitchd's exit code after `ovs-appctl exit`")
         env.log("UMEM owners: %s" % "; ".join(summary))
