@@ -7,6 +7,12 @@ the same time: each adds and removes only its own pages, under a lock.
 
     with HugePages(pages=192) as hp:
         TestPmd(..., huge_dir=hp.mount)
+
+With system=True the pages go to the system's default hugetlbfs,
+/dev/hugepages, as a user has them: mounted there if nothing is (systemd's
+dev-hugepages.mount does so on most systems) and unmounted after; left
+mounted if it was; the files a DPDK process of file prefix `prefix` left
+there removed.
 """
 
 import fcntl
@@ -54,11 +60,18 @@ def give_back(pages):
         _write(NR_PATH, max(nr - pages, 0))
 
 
+SYSTEM_MOUNT = "/dev/hugepages"
+
+
 class HugePages:
-    def __init__(self, pages):
+    def __init__(self, pages, system=False, prefix=None):
         cleanup.install()
         self.pages = pages
-        self.mount = os.path.join(env.run_dir(), "huge")
+        self.system = system
+        self.prefix = prefix
+        self.mount = SYSTEM_MOUNT if system else os.path.join(env.run_dir(), "huge")
+        self.mounted = False        # by us: unmounted at release
+        self.made_dir = False       # the mount point, by us: removed at release
         self.added = 0
         self._undo = None
 
@@ -77,9 +90,14 @@ class HugePages:
         if self.added < self.pages or _read(FREE_PATH) < self.pages:
             raise env.Skip("cannot reserve %d hugepages of %d kB (got %d, %d free): not enough memory"
                            % (self.pages, PAGE_KB, self.added, _read(FREE_PATH)))
+        if self.system and os.path.ismount(self.mount):
+            env.log("hugepages: %s is mounted already: used as it is" % self.mount)
+            return self
+        self.made_dir = not os.path.isdir(self.mount)
         os.makedirs(self.mount, mode=0o755, exist_ok=True)
         env.run(["mount", "-t", "hugetlbfs", "-o", "pagesize=%dK" % PAGE_KB,
                  "afxt-%s" % env.run_id(), self.mount])
+        self.mounted = True
         return self
 
     def __exit__(self, *exc):
@@ -90,10 +108,17 @@ class HugePages:
         if env.keep():
             env.log("AFXDP_KEEP: leaving hugetlbfs %s and %d hugepages" % (self.mount, self.added))
             return
-        if os.path.ismount(self.mount):
-            # Files left by a primary that did not clean up go with the mount.
+        if self.system and self.prefix and os.path.isdir(self.mount):
+            for name in os.listdir(self.mount):
+                if name.startswith(self.prefix + "map_"):
+                    os.unlink(os.path.join(self.mount, name))
+        # A system mount that was there before stays; ours go, with the
+        # files a primary that did not clean up left there.
+        if (self.mounted or not self.system) and os.path.ismount(self.mount):
             env.unmount(self.mount)
-        if os.path.isdir(self.mount):
+            self.mounted = False
+        if (self.made_dir or not self.system) and os.path.isdir(self.mount) \
+                and not os.path.ismount(self.mount):
             os.rmdir(self.mount)
         if self.added:
             give_back(self.added)

@@ -30,12 +30,15 @@ def _root_links_of(rid):
 
 
 def _mounts_of(rid):
+    """The run's mounts: under its run directory, and the hugetlbfs it
+    mounted elsewhere (HugePages(system=True): /dev/hugepages), named
+    after it."""
     d = os.path.join(env.RUN_ROOT, rid)
     out = []
     with open("/proc/mounts") as f:
         for line in f:
-            mnt = line.split()[1]
-            if mnt == d or mnt.startswith(d + "/"):
+            src, mnt = line.split()[:2]
+            if mnt == d or mnt.startswith(d + "/") or src == "afxt-%s" % rid:
                 out.append(mnt)
     return out
 

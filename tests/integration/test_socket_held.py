@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""socket_held: a socket another process holds a copy of is not reclaimed at stop (the kernel may still use its mbufs), and its mbufs come back once it is gone.
+"""socket_held: a socket the kernel still has after its close (another process holds a copy, Tx frames in flight) is not reclaimed at stop, and every mbuf comes back once it is gone.
 
-    netns gen: g0  == veth ==  d0 (net_af_xdp0)  netns dut: testpmd rxonly
+    netns gen: g0  == veth ==  d0 (net_af_xdp0)  netns dut: testpmd
 
 A secondary process borrows the primary's socket descriptors (to read the
 kernel's counters): while it holds its copy, closing the primary's does not
@@ -11,6 +11,7 @@ kernel may write frames into those mbufs. Here the test itself takes the
 copy, as a secondary would, with pidfd_getfd(2): of testpmd's socket
 descriptors, the one whose SO_DOMAIN is AF_XDP.
 
+Part 1, rxonly:
 1. Started: the mempool's mbufs out of the pool (`dump_mempool`: size -
    avail) are about the fill ring's (the refill tops it up 64 at a time).
 2. The copy taken, `port stop 0`: the fill ring's mbufs stay out of the
@@ -19,11 +20,38 @@ descriptors, the one whose SO_DOMAIN is AF_XDP.
    the kernel allows only once the old one is gone, and the old socket's
    mbufs come back: out of the pool is again one fill ring's, not two.
 4. `port stop 0`: every mbuf back (out of the pool: 0), none lost.
+
+Part 2, txonly with Tx frames in flight at the stop (issue 26): the kernel
+has taken Tx descriptors and not completed them, so their mbufs are still
+its. In copy mode each frame the kernel takes becomes an skb that holds
+the socket until it is freed, and its completion is written then: the peer
+g0 redirects what it receives (tc mirred, no clone) to an ifb whose tbf
+qdisc lets through a frame every few seconds, so the frames sit there, un-
+completed, and the socket lives on after testpmd closed it. In zero-copy
+mode (vm-zc) the patched veth copies a frame for the peer and completes it
+in the poll that took it: what is outstanding at the stop is only what
+sits untaken in the Tx ring (none in the runs so far: T = 0 there, so the
+Tx hold is exercised on the host); the copy of the descriptor keeps the
+socket.
+1. `port start 0` (nothing received): F mbufs out of the pool, the fill
+   ring's; txonly for a moment, then `stop`.
+2. The copy taken, `port stop 0`: the socket's mbufs stay out of the pool:
+   the fill ring's F and the Tx frames not completed, T = out - F; in copy
+   mode T > 0 and at least the frames the tbf still holds: the kernel
+   takes as many as its send buffer allows (sk_sndbuf: about 256 such
+   skbs), the tbf holds them, the rest wait untaken in the Tx ring.
+3. The copy closed and the tbf removed (its frames freed: their skbs
+   complete and release the socket), `port start 0`: out of the pool is
+   one fill ring's again; `port stop 0`: every mbuf back (0), exactly. A
+   driver that gives up the frames the kernel took (before issue 26) lost
+   T mbufs here.
 """
 
 import ctypes
 import os
+import re
 import socket
+import time
 
 from afxdp_test import env, runner, testpmd, topo, traffic
 
@@ -32,6 +60,9 @@ AF_XDP = 44
 RING = 2048                     # the driver's default ring size: the fill ring's mbufs
 REFILL = 64                     # the fill ring is topped up a batch at a time
 FRAMES = 100
+IFB = "ifb0"                    # in the test's gen namespace, gone with it
+TX_IN_FLIGHT = 256              # Tx frames the tbf holds before the stop
+WAIT = 20                       # only against a hang
 
 
 def copy_of_xsk(pid):
@@ -63,6 +94,102 @@ def out_of_pool(tp, pool):
     return m["size"] - m["avail"]
 
 
+def part_rx(t, tp):
+    """Part 1: the fill ring's mbufs of a socket a copy keeps."""
+    pool = tp.rx_pool()
+    started = out_of_pool(tp, pool)
+    t.check(RING - REFILL <= started <= RING, "started: the fill ring's mbufs out of "
+            "mempool %s (%d, ring %d)" % (pool, started, RING))
+
+    copy = copy_of_xsk(tp.proc.pid)
+    try:
+        tp.cmd("port stop 0")
+        held = out_of_pool(tp, pool)
+        t.equal(held, started, "stopped with a copy of the socket held: its mbufs stay "
+                "out of the pool")
+    finally:
+        os.close(copy)
+
+    tp.cmd("port start 0")
+    again = out_of_pool(tp, pool)
+    t.check(RING - REFILL <= again <= RING, "restarted, the copy closed: one fill ring's "
+            "mbufs out of the pool (%d), the held socket's came back" % again)
+    tp.cmd("port stop 0")
+    t.equal(out_of_pool(tp, pool), 0, "stopped: every mbuf back in mempool %s" % pool)
+
+
+def tbf_backlog(gen):
+    """Frames the ifb's tbf holds (tc -s: "backlog <bytes>b <frames>p")."""
+    out = gen.exec(["tc", "-s", "qdisc", "show", "dev", IFB], check=False).stdout
+    m = re.search(r"backlog \S+ (\d+)p", out)
+    return int(m.group(1)) if m else 0
+
+
+def hold_tx_in_flight(gen, peer):
+    """What the peer receives goes to an ifb whose tbf passes a frame every
+    few seconds: the skbs of copy mode's Tx, not completed, wait there."""
+    gen.exec(["ip", "link", "add", IFB, "type", "ifb"])
+    gen.exec(["ip", "link", "set", IFB, "up"])
+    gen.exec(["tc", "qdisc", "add", "dev", IFB, "root", "tbf", "rate", "1kbit",
+              "burst", "1600", "limit", "1000000"])
+    gen.exec(["tc", "qdisc", "add", "dev", peer.name, "clsact"])
+    gen.exec(["tc", "filter", "add", "dev", peer.name, "ingress", "protocol", "all", "u32",
+              "match", "u32", "0", "0", "action", "mirred", "egress", "redirect", "dev", IFB])
+
+
+def part_tx(t, tp, gen, peer):
+    """Part 2: Tx frames the kernel took and had not completed at the stop."""
+    pool = tp.rx_pool()
+    copy_mode = env.socket_mode() != "zero-copy"
+    if copy_mode:
+        hold_tx_in_flight(gen, peer)
+    tp.cmd("port start 0")
+    fill = out_of_pool(tp, pool)
+    t.check(RING - REFILL <= fill <= RING, "started for txonly: the fill ring's mbufs out "
+            "of the pool (%d)" % fill)
+    tp.cmd("set fwd txonly")
+    tp.cmd("set eth-peer 0 %s" % peer.mac)
+    tp.cmd("start")
+    deadline = env.deadline(WAIT)
+    while copy_mode and tbf_backlog(gen) < TX_IN_FLIGHT and time.monotonic() < deadline:
+        time.sleep(0.05)
+    if not copy_mode:
+        time.sleep(0.5)
+    tp.cmd("stop")
+    sent = tp.port_stats(0)["TX-packets"]
+
+    copy = copy_of_xsk(tp.proc.pid)
+    try:
+        tp.cmd("port stop 0")
+        held = out_of_pool(tp, pool) - fill
+        backlog = tbf_backlog(gen) if copy_mode else 0
+        env.log("txonly sent %d frames; stopped: %d Tx mbufs held, the tbf holds %d frames"
+                % (sent, held, backlog))
+        t.check(0 <= held <= RING, "stopped with the socket held: the fill ring's %d mbufs "
+                "and the Tx frames not completed (%d, at most a ring's %d) stay out of the "
+                "pool" % (fill, held, RING))
+        if copy_mode:
+            # The tbf passes a frame now and then: fewer than it held at the stop.
+            t.check(held >= backlog > 0, "copy mode: the frames the kernel took and has "
+                    "not completed (%d still in the tbf) are among those held (%d)"
+                    % (backlog, held))
+    finally:
+        os.close(copy)
+    if copy_mode:
+        # The tbf's frames freed: their skbs complete and let go of the socket.
+        gen.exec(["tc", "qdisc", "del", "dev", IFB, "root"])
+        gen.exec(["tc", "qdisc", "del", "dev", peer.name, "clsact"])
+
+    tp.cmd("port start 0")
+    again = out_of_pool(tp, pool)
+    t.check(RING - REFILL <= again <= RING, "restarted, the holders gone: one fill ring's "
+            "mbufs out of the pool (%d), the %d held Tx mbufs and the old fill ring's came "
+            "back" % (again, held))
+    tp.cmd("port stop 0")
+    t.equal(out_of_pool(tp, pool), 0, "stopped: every mbuf back in mempool %s, the Tx "
+            "frames the kernel had included" % pool)
+
+
 def main(t):
     with topo.Topology() as net:
         dut, gen = net.netns("dut"), net.netns("gen")
@@ -72,26 +199,8 @@ def main(t):
             traffic.send(peer, port.mac, FRAMES, [60], stream="before")
             tp.wait_rx(0, FRAMES)
             tp.cmd("stop")
-            pool = tp.rx_pool()
-            started = out_of_pool(tp, pool)
-            t.check(RING - REFILL <= started <= RING, "started: the fill ring's mbufs out of "
-                    "mempool %s (%d, ring %d)" % (pool, started, RING))
-
-            copy = copy_of_xsk(tp.proc.pid)
-            try:
-                tp.cmd("port stop 0")
-                held = out_of_pool(tp, pool)
-                t.equal(held, started, "stopped with a copy of the socket held: its mbufs stay "
-                        "out of the pool")
-            finally:
-                os.close(copy)
-
-            tp.cmd("port start 0")
-            again = out_of_pool(tp, pool)
-            t.check(RING - REFILL <= again <= RING, "restarted, the copy closed: one fill ring's "
-                    "mbufs out of the pool (%d), the held socket's came back" % again)
-            tp.cmd("port stop 0")
-            t.equal(out_of_pool(tp, pool), 0, "stopped: every mbuf back in mempool %s" % pool)
+            part_rx(t, tp)
+            part_tx(t, tp, gen, peer)
             t.quit_testpmd(tp, net)
 
 

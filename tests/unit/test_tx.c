@@ -7,7 +7,8 @@
  * place; foreign, chained and indirect mbufs are copied into the UMEM; too
  * long frames (longer than a chunk, or than a copy holds) are dropped and
  * counted; a full ring sends part of the burst;
- * completions free the mbufs; wakeups only when the kernel asks.
+ * completions free the mbufs; wakeups only when the kernel asks; at close
+ * what the kernel has not completed is held, never more than a ring's worth.
  * Checksum offloads: which requests are refused, what tx_pkt_prepare
  * seeds, the checksums the driver computes, and the Tx metadata put in
  * front of a frame whose L4 checksum is left to the kernel.
@@ -524,6 +525,48 @@ l4_verifies(const struct rte_mbuf *m)
 	return rte_ipv4_udptcp_cksum_verify((const struct rte_ipv4_hdr *)l3_of(m), l4) == 0;
 }
 
+/*
+ * What the kernel has not completed when the socket closes is held, taken
+ * or not, each mbuf once, until freed: the burst keeps no more descriptors
+ * outstanding than the ring has slots, so they are all still there.
+ */
+static void
+test_release_holds(void)
+{
+	struct rte_mbuf *bufs[96];
+	struct xdp_desc *ring;
+	uint64_t *comp;
+	struct tx_env e;
+	unsigned int i;
+
+	env_init(&e, 64);
+	ring = (struct xdp_desc *)e.tx.entries;
+	comp = (uint64_t *)e.comp.entries;
+	for (i = 0; i < RTE_DIM(bufs); i++)
+		bufs[i] = frame(e.umem_pool, 60, (uint8_t)i);
+	CHECK_EQ(af_xdp_tx_burst(&e.txq, bufs, 64), 64);
+	/* The kernel completes 8, then takes 32 more and completes none of them. */
+	for (i = 0; i < 8; i++, e.tx.consumer++, e.comp.producer++)
+		comp[e.comp.producer & 63] = ring[e.tx.consumer & 63].addr;
+	e.tx.consumer += 32;
+	/* 40 slots free, but 56 outstanding: room for 8 only. */
+	CHECK_EQ(af_xdp_tx_burst(&e.txq, bufs + 64, 32), 8);
+	CHECK_EQ(e.txq.outstanding, 64);
+	CHECK_EQ(rte_mempool_avail_count(e.umem_pool), POOL_SIZE - RTE_DIM(bufs) + 8);
+	CHECK_EQ(af_xdp_txq_release(&e.txq), 0);
+	CHECK_EQ(e.txq.nb_held, 64);
+	for (i = 0; i < 64; i++)
+		CHECK(e.txq.held[i] == bufs[8 + i], "held mbuf %u is frame %u's", i, 8 + i);
+	CHECK_EQ(e.txq.outstanding, 0);
+	CHECK_EQ(rte_mempool_avail_count(e.umem_pool), POOL_SIZE - RTE_DIM(bufs) + 8);
+	CHECK_EQ(af_xdp_txq_free_held(&e.txq), 64);
+	CHECK(e.txq.held == NULL && e.txq.nb_held == 0, "held list emptied");
+	for (i = 72; i < RTE_DIM(bufs); i++)
+		rte_pktmbuf_free(bufs[i]);
+	CHECK_EQ(rte_mempool_avail_count(e.umem_pool), POOL_SIZE);
+	env_free(&e);
+}
+
 static void
 test_csum_who(void)
 {
@@ -749,6 +792,7 @@ main(int argc __rte_unused, char **argv)
 	RUN(test_ring_space_in_descriptors);
 	RUN(test_chain_longer_than_a_copy);
 	RUN(test_ring_full_and_wakeup);
+	RUN(test_release_holds);
 	RUN(test_csum_who);
 	RUN(test_csum_check);
 	RUN(test_csum_prepare);

@@ -245,6 +245,13 @@ struct af_xdp_tx_queue {
 	uint16_t port_id;
 	uint16_t queue_id;
 	uint32_t nb_desc;
+	/*
+	 * The mbufs of a closed socket's descriptors the kernel had not
+	 * completed, kept until it has let go of the socket:
+	 * af_xdp_txq_release().
+	 */
+	struct rte_mbuf **held;
+	uint32_t nb_held;
 } __rte_cache_aligned;
 
 struct af_xdp_umem;
@@ -258,15 +265,6 @@ struct af_xdp_socket {
 	void *maps[4];			/* mmap of each ring, for munmap */
 	size_t map_len[4];
 	bool zero_copy;
-	/*
-	 * The kernel touches no UMEM chunk once the socket's close returns, so
-	 * every mbuf offered to it can be reclaimed: copy mode, and zero-copy
-	 * on veth (the patched kernel's, which takes chunks only while a socket
-	 * is bound and gives each back within the poll that took it).  A NIC
-	 * in zero-copy mode keeps chunks for its hardware until the kernel's
-	 * deferred release of the pool, after close.
-	 */
-	bool chunks_back_at_close;
 	bool multi_buffer;		/* bound with XDP_USE_SG: frames of several descriptors */
 	/*
 	 * The driver's UMEM pool (af_xdp_umem_own_pool()), NULL when the

@@ -243,28 +243,63 @@ af_xdp_mac_addr_set(struct rte_eth_dev *dev, struct rte_ether_addr *mac)
 }
 
 /*
- * The driver's UMEM pool that a closed socket of queue index i left
- * (port->queues[i].kept_pool), on a stopped port: freed once the kernel
- * has let go of the queue (the probe binds to it).  A start frees it too:
- * a socket bound there proves the old one gone (serve_queues()).
+ * What closed sockets of queue index i left because the kernel still had
+ * them (close_socket()): the Rx mbufs offered and not given back (held
+ * marks), the Tx mbufs not completed (the Tx queue's held list), the
+ * driver's UMEM pool (port->queues[i].kept_pool).  They go back once the
+ * kernel has let go of the queue: known_free when the caller knows (a new
+ * socket bound there, the probe just said so), else the probe is asked.
+ * The Tx mbufs go first: they may be the kept pool's.  Returns how many
+ * mbufs went back.
  */
-static void
-free_kept_pool(struct rte_eth_dev *dev, uint16_t i)
+static unsigned int
+give_back_held(struct rte_eth_dev *dev, uint16_t i, bool known_free)
 {
 	struct af_xdp_port *port = port_of(dev);
-	struct rte_mempool *mp;
+	struct af_xdp_rx_queue *rxq = rxq_at(dev, i);
+	struct af_xdp_tx_queue *txq = txq_at(dev, i);
+	struct rte_mempool *kept = i < port->args.queue_count ? port->queues[i].kept_pool : NULL;
+	unsigned int back = 0;
 
-	if (i >= port->args.queue_count || port->queues[i].kept_pool == NULL)
-		return;
-	mp = port->queues[i].kept_pool;
-	if (!port->started && af_xdp_queue_free(port->ifindex, port->args.start_queue + i) == 0) {
-		AF_XDP_PORT_LOG(WARNING, port,
-				"queue %u: the driver's UMEM %s stays allocated: the kernel still holds the socket that used it",
-				i, mp->name);
-		return;
+	if (kept == NULL && (rxq == NULL || !rxq->held) && (txq == NULL || txq->nb_held == 0))
+		return 0;
+	if (!known_free && af_xdp_queue_free(port->ifindex, port->args.start_queue + i) == 0)
+		return 0;
+	if (txq != NULL)
+		back += af_xdp_txq_free_held(txq);
+	if (rxq != NULL)
+		back += af_xdp_rxq_reclaim_held(rxq);
+	if (kept != NULL) {
+		port->queues[i].kept_pool = NULL;
+		rte_mempool_free(kept);
 	}
-	port->queues[i].kept_pool = NULL;
-	rte_mempool_free(mp);
+	AF_XDP_PORT_LOG(DEBUG, port, "queue %u: the kernel let go of its old socket: %u mbufs back",
+			i, back);
+	return back;
+}
+
+/*
+ * Rx queue i (rx) or Tx queue i (!rx) is released: what the kernel still
+ * has of an old socket of that queue is left to it, and said.
+ */
+static void
+give_up_held(struct rte_eth_dev *dev, uint16_t i, bool rx)
+{
+	struct af_xdp_port *port = port_of(dev);
+	struct af_xdp_rx_queue *rxq = rxq_at(dev, i);
+	struct af_xdp_tx_queue *txq = txq_at(dev, i);
+
+	give_back_held(dev, i, false);
+	if (rx && rxq != NULL && rxq->held) {
+		AF_XDP_PORT_LOG(WARNING, port,
+				"Rx queue %u released while the kernel still has its old socket (another process holds a copy of it, or frames are in flight): the mbufs that socket was offered stay out of mempool %s",
+				i, rxq->mb_pool->name);
+		rxq->held = false;
+	}
+	if (!rx && txq != NULL && txq->nb_held != 0)
+		AF_XDP_PORT_LOG(WARNING, port,
+				"Tx queue %u released while the kernel still has its old socket (another process holds a copy of it, or frames are in flight): its %u frames not completed stay out of their mempool",
+				i, af_xdp_txq_drop_held(txq));
 }
 
 static int
@@ -328,17 +363,8 @@ af_xdp_rx_queue_release(struct rte_eth_dev *dev, uint16_t qid)
 {
 	struct af_xdp_rx_queue *rxq = dev->data->rx_queues[qid];
 
-	free_kept_pool(dev, qid);
-	if (rxq != NULL && rxq->held) {
-		const struct af_xdp_port *port = port_of(dev);
-
-		if (af_xdp_queue_free(port->ifindex, port->args.start_queue + qid) != 0)
-			af_xdp_rxq_reclaim_held(rxq);
-		else
-			AF_XDP_PORT_LOG(WARNING, port,
-					"Rx queue %u released while another process still holds its old socket: the mbufs that socket was offered stay out of mempool %s",
-					qid, rxq->mb_pool->name);
-	}
+	if (rxq != NULL)
+		give_up_held(dev, qid, true);
 	rte_free(rxq);
 	dev->data->rx_queues[qid] = NULL;
 }
@@ -346,6 +372,8 @@ af_xdp_rx_queue_release(struct rte_eth_dev *dev, uint16_t qid)
 static void
 af_xdp_tx_queue_release(struct rte_eth_dev *dev, uint16_t qid)
 {
+	if (dev->data->tx_queues[qid] != NULL)
+		give_up_held(dev, qid, false);
 	rte_free(dev->data->tx_queues[qid]);
 	dev->data->tx_queues[qid] = NULL;
 }
@@ -497,18 +525,17 @@ unplug(struct af_xdp_port *port)
 
 /*
  * Close the socket of queue index i, and give back to their mempools the
- * mbufs it held: the Tx frames the kernel never took, then, once the socket
- * is closed and the kernel holds nothing of the queue (af_xdp_socket_close),
- * every mbuf offered in the fill ring that did not come back.  Nothing
- * waits for a grace period: closing the socket is what ends the kernel's
- * use of it - unless a secondary process still holds a copy of the
- * descriptor after af_xdp_socket_close() waited for it: the socket is still
- * bound then, and its offered mbufs are left to the kernel.
- *
- * In zero-copy mode a NIC's driver keeps buffers of its own until the
- * kernel's deferred release of the pool, after close returns: the mbufs are
- * left to it.  veth's zero-copy mode holds none past close: they come back
- * as in copy mode (sock->chunks_back_at_close).
+ * mbufs it held once the kernel has let go of it: the Tx frames not
+ * completed and every mbuf offered in the fill ring that did not come
+ * back.  What the kernel reports decides, not the interface's driver: the
+ * queue found free (af_xdp_queue_wait_free()) means the socket is gone and
+ * its pool released, a NIC's zero-copy buffers included.  It usually is
+ * within a few milliseconds of the close (the pool's release is deferred
+ * work).  Otherwise - another process holds a copy of the descriptor, copy
+ * mode's Tx skbs are still in flight, a NIC's driver is slow to let go -
+ * the mbufs stay out of the mempool, marked (Rx) or listed (Tx), until the
+ * queue is found free: at the next start, stop or queue release
+ * (give_back_held()).
  */
 static void
 close_socket(struct rte_eth_dev *dev, uint16_t i)
@@ -518,32 +545,28 @@ close_socket(struct rte_eth_dev *dev, uint16_t i)
 	struct af_xdp_rx_queue *rxq = rxq_at(dev, i);
 	struct af_xdp_tx_queue *txq = txq_at(dev, i);
 	const uint32_t queue = sock->netdev_queue;
-	bool reclaim = sock->chunks_back_at_close;
 	struct rte_mempool *own = sock->own_pool;
-	bool released = false;
+	bool released;
 	unsigned int back = 0;
 
 	if (rxq != NULL && rxq->fd != sock->fd)
 		rxq = NULL;
-	if (txq != NULL && txq->fd != sock->fd)
-		txq = NULL;
 	af_xdp_stats_fold_socket(port, i, sock->fd);
-	/* Tx chunks are read only when our sendto() wakes the kernel: none comes now. */
-	if (txq != NULL)
-		back += af_xdp_txq_release(txq, reclaim);
+	/* The completions that come in a bounded while; the rest are held. */
+	if (txq != NULL && txq->fd == sock->fd)
+		back += af_xdp_txq_release(txq);
 	af_xdp_socket_close(sock);
 	port->queues[i].sock = NULL;
-	/* A NIC's zero-copy pool outlives the close anyway: no use looking. */
-	if (reclaim)
-		released = af_xdp_queue_wait_free(port->ifindex, queue);
-	if (rxq != NULL) {
-		if (released) {
-			/* The queue is free: a socket held before is gone too. */
-			back += af_xdp_rxq_reclaim_held(rxq);
+	released = af_xdp_queue_wait_free(port->ifindex, queue);
+	if (released) {
+		/* The queue is free: a socket held before is gone too. */
+		back += give_back_held(dev, i, true);
+		if (rxq != NULL)
 			back += af_xdp_rxq_reclaim(rxq);
-		} else if (reclaim) {
-			af_xdp_rxq_hold(rxq);
-		}
+	} else if (rxq != NULL) {
+		af_xdp_rxq_hold(rxq);
+	}
+	if (rxq != NULL) {
 		af_xdp_rxq_unbind(rxq);
 		rxq->mb_pool = rxq->app_pool;
 	}
@@ -561,14 +584,10 @@ close_socket(struct rte_eth_dev *dev, uint16_t i)
 					i, port->queues[i].kept_pool->name);
 		port->queues[i].kept_pool = own;
 	}
-	if (!reclaim)
-		AF_XDP_PORT_LOG(INFO, port,
-				"queue %u: zero-copy mode, the kernel driver gives its buffers back after the socket closed: its mbufs are not reclaimed",
-				i);
-	else if (!released)
+	if (!released)
 		AF_XDP_PORT_LOG(WARNING, port,
-				"queue %u: another process (a secondary?) still holds a copy of the socket %u ms after it closed here, so the kernel may still receive into its fill ring's mbufs: they are kept from the mempool until the socket is gone (looked at again at the next start, stop and queue release)",
-				i, AF_XDP_CLOSE_WAIT_MS);
+				"queue %u: the kernel still has the socket %u ms after it closed here (another process holds a copy of it, Tx frames are in flight, or the interface's driver has not given back its zero-copy buffers): %u Tx frames and the fill ring's mbufs are kept from the mempool until it lets go (looked at again at the next start, stop and queue release)",
+				i, AF_XDP_CLOSE_WAIT_MS, txq != NULL ? txq->nb_held : 0);
 	AF_XDP_PORT_LOG(DEBUG, port, "queue %u: socket closed, %u mbufs back to their mempool",
 			i, back);
 }
@@ -615,14 +634,10 @@ serve_queues(struct rte_eth_dev *dev, uint16_t i, const struct af_xdp_socket *so
 								  sock->zero_copy, zc_tx_csum(port),
 								  &why));
 	}
-	/* The new socket is bound to the queue: the old one, and its UMEM, are gone. */
-	if (port->queues[i].kept_pool != NULL) {
-		rte_mempool_free(port->queues[i].kept_pool);
-		port->queues[i].kept_pool = NULL;
-	}
+	/* The new socket is bound to the queue: the old ones, and their UMEMs, are gone. */
+	give_back_held(dev, i, true);
 	if (rxq == NULL)
 		return 0;
-	af_xdp_rxq_reclaim_held(rxq);
 	/* The fill ring takes from the UMEM's pool: the driver's, or the application's. */
 	rxq->mb_pool = sock->own_pool != NULL ? sock->own_pool : rxq->app_pool;
 	af_xdp_rxq_bind(rxq, &sock->rx, &sock->fill, layout, sock->fd);
@@ -924,8 +939,13 @@ af_xdp_dev_close(struct rte_eth_dev *dev)
 		af_xdp_rx_queue_release(dev, i);
 	for (i = 0; i < dev->data->nb_tx_queues; i++)
 		af_xdp_tx_queue_release(dev, i);
-	for (i = 0; i < port->args.queue_count; i++)
-		free_kept_pool(dev, i);
+	for (i = 0; i < port->args.queue_count; i++) {
+		give_back_held(dev, i, false);
+		if (port->queues[i].kept_pool != NULL)
+			AF_XDP_PORT_LOG(WARNING, port,
+					"queue %u: the driver's UMEM %s stays allocated: the kernel still holds the socket that used it",
+					i, port->queues[i].kept_pool->name);
+	}
 	af_xdp_intr_release(dev);
 	ret = af_xdp_iface_give_back(port->args.iface);
 	if (ret != 0)

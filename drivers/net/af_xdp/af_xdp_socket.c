@@ -221,16 +221,13 @@ bind_socket(const struct af_xdp_port *port, struct af_xdp_socket *sock, bool sha
 }
 
 static void
-read_socket_mode(const struct af_xdp_port *port, struct af_xdp_socket *sock)
+read_socket_mode(struct af_xdp_socket *sock)
 {
 	struct xdp_options opts = { 0 };
 	socklen_t optlen = sizeof(opts);
-	char drv[32];
 
 	if (getsockopt(sock->fd, SOL_XDP, XDP_OPTIONS, &opts, &optlen) == 0)
 		sock->zero_copy = opts.flags & XDP_OPTIONS_ZEROCOPY;
-	sock->chunks_back_at_close = !sock->zero_copy ||
-		strcmp(af_xdp_iface_driver(port->args.iface, drv, sizeof(drv)), "veth") == 0;
 }
 
 /*
@@ -359,7 +356,7 @@ af_xdp_socket_open(struct af_xdp_port *port, uint16_t idx, struct rte_mempool *m
 	    map_rings(port, sock, rx_size, tx_size, fill_size, comp_size) != 0 ||
 	    bind_socket(port, sock, shared, multi_buffer) != 0)
 		goto err_leave;
-	read_socket_mode(port, sock);
+	read_socket_mode(sock);
 	if (tx_size != 0)
 		raise_tx_budget(port, sock);
 	af_xdp_umem_bound(sock->umem, sock->fd, sock->multi_buffer);
@@ -381,10 +378,21 @@ err_free:
 /*
  * Whether the interface's queue has no AF_XDP socket bound: a throwaway
  * socket, with a UMEM of two chunks and rings of two entries, binds to it
- * in copy mode, which the kernel refuses with EBUSY while another socket
- * (its buffer pool) holds the queue, whatever that socket's mode.  Copy
- * mode asks nothing of the interface's driver.  1 or 0; -errno when the
- * probe itself fails.
+ * in copy mode, which the kernel refuses with EBUSY while another socket's
+ * buffer pool is registered at the queue, whatever that socket's mode.
+ * Copy mode asks nothing of the interface's driver.  1 or 0; -errno when
+ * the probe itself fails.
+ *
+ * A free queue also means the kernel is done with every UMEM chunk of the
+ * sockets that were there (net/xdp/xsk_buff_pool.c and xsk.c, read in 6.12):
+ * the pool leaves the queue in xp_clear_dev(), run by the pool's deferred
+ * release once the last socket using it is destroyed - after the last
+ * descriptor is closed and the last Tx skb built from it freed (each holds
+ * the socket).  xp_clear_dev() first has the driver give up the pool in
+ * zero-copy mode (xp_disable_drv_zc(): ndo_bpf with XDP_SETUP_XSK_POOL and
+ * no pool, where a NIC's driver stops its queue and hands back the buffers
+ * its hardware had), and only then clears the pool at the queue
+ * (xsk_clear_pool_at_qid()), which is what lets our bind through.
  */
 int
 af_xdp_queue_free(int ifindex, uint32_t queue)

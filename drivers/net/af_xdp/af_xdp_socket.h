@@ -24,16 +24,16 @@ struct af_xdp_socket *af_xdp_socket_open(struct af_xdp_port *port, uint16_t idx,
 #define AF_XDP_CLOSE_WAIT_MS 1000
 
 /*
- * Unmap the rings and close the socket.  If the descriptor was the last,
- * when this returns the kernel has released the socket and waited for its
- * receive paths to stop using it: it touches neither the rings nor the
- * UMEM's chunks any more (copy mode, and zero-copy on veth; a NIC's
- * zero-copy driver gives its buffers back later, from a work queue:
- * sock->chunks_back_at_close says which).  Another copy of the descriptor
- * may be open (one a started port lent, af_xdp_lend.h, that a secondary or
- * this process's statistics or telemetry still reads counters through; a
+ * Unmap the rings and close the socket.  If the descriptor was the last, the
+ * kernel then destroys the socket - once the Tx skbs built from it in copy
+ * mode are freed, each of which holds it - and, in deferred work, its
+ * buffer pool: a NIC's zero-copy driver gives back the buffers it had, and
+ * the pool leaves the queue.  Another copy of the descriptor may be open
+ * (one a started port lent, af_xdp_lend.h, that a secondary or this
+ * process's statistics or telemetry still reads counters through; a
  * child's; a pidfd_getfd()): then the socket lives on, still bound to its
- * queue, until that copy closes too.  af_xdp_queue_wait_free() tells.
+ * queue, until that copy closes too.  af_xdp_queue_wait_free() tells when
+ * the kernel is done with the UMEM's chunks.
  */
 void af_xdp_socket_close(struct af_xdp_socket *sock);
 /* (sock->own_pool, the driver's UMEM, is left to the caller: it may still be the kernel's.) */
@@ -41,13 +41,16 @@ void af_xdp_socket_close(struct af_xdp_socket *sock);
 /*
  * Whether queue of interface ifindex has no AF_XDP socket bound (a probe
  * socket binds there in copy mode): 1 or 0, -errno when the probe fails.
+ * Free, the kernel holds no chunk of a UMEM of the sockets that were there
+ * (af_xdp_socket.c says why).
  */
 int af_xdp_queue_free(int ifindex, uint32_t queue);
 
 /*
  * After a socket's close: whether its queue is free, waiting up to
- * AF_XDP_CLOSE_WAIT_MS while it is not (a secondary holds its copy for one
- * read of the counters).  A probe that cannot run counts as free.
+ * AF_XDP_CLOSE_WAIT_MS while it is not (the kernel's deferred release of the
+ * pool; a secondary holds its copy for one read of the counters).  A probe
+ * that cannot run counts as free.
  */
 bool af_xdp_queue_wait_free(int ifindex, uint32_t queue);
 

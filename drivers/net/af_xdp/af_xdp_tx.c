@@ -30,6 +30,7 @@
 #include <sys/socket.h>
 
 #include <rte_branch_prediction.h>
+#include <rte_malloc.h>
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 
@@ -86,6 +87,19 @@ af_xdp_txq_drain(struct af_xdp_tx_queue *txq)
 	}
 	txq->outstanding -= total;
 	return total;
+}
+
+/*
+ * Room in the Tx ring for at most n descriptors from this burst's first
+ * on, no more than keeps every descriptor not yet completed within one
+ * ring's worth of slots: the kernel's completions come in the order it took
+ * the descriptors, so at close those still outstanding are the ring's last
+ * ones, each still in its slot (af_xdp_txq_release() reads them there).
+ */
+static __rte_always_inline uint32_t
+tx_space(struct af_xdp_tx_queue *txq, uint32_t n)
+{
+	return RTE_MIN(af_xdp_ring_prod_space(&txq->tx, n), txq->tx.size - txq->outstanding);
 }
 
 static __rte_always_inline bool
@@ -231,7 +245,7 @@ put_frame_slow(struct af_xdp_tx_queue *txq, struct rte_mbuf *m, uint32_t queued,
 		return 0;
 	}
 	if (queued + n > *space) {
-		*space = af_xdp_ring_prod_space(&txq->tx, queued + RTE_MAX(n, want));
+		*space = tx_space(txq, queued + RTE_MAX(n, want));
 		if (queued + n > *space)
 			return -ENOBUFS;
 	}
@@ -307,7 +321,7 @@ tx_burst(struct af_xdp_tx_queue *txq, struct rte_mbuf **bufs, uint16_t nb_pkts, 
 
 	af_xdp_txq_drain(txq);
 
-	space = af_xdp_ring_prod_space(tx, nb_pkts);
+	space = tx_space(txq, nb_pkts);
 	for (i = 0; i < nb_pkts; i++) {
 		struct rte_mbuf *m = bufs[i];
 		uint32_t len = m->pkt_len;
@@ -325,7 +339,7 @@ tx_burst(struct af_xdp_tx_queue *txq, struct rte_mbuf **bufs, uint16_t nb_pkts, 
 		if (likely(sendable_in_place(txq, m) && len <= txq->max_frame)) {
 			/* After a chain, space may have been read for that chain only. */
 			if (unlikely(queued == space)) {
-				space = af_xdp_ring_prod_space(tx, queued + nb_pkts - i);
+				space = tx_space(txq, queued + nb_pkts - i);
 				if (queued == space)
 					break;	/* the caller keeps bufs[i] onwards */
 			}
@@ -377,21 +391,33 @@ af_xdp_txq_set_csum(struct af_xdp_tx_queue *txq, bool by_kernel)
 	txq->csum_by_kernel = by_kernel;
 }
 
-/* Frames queued for transmission that the kernel never took. */
-static unsigned int
-free_untaken(struct af_xdp_tx_queue *txq)
+/*
+ * Keep the mbufs of the descriptors still outstanding (queued, and not
+ * completed: taken by the kernel or not) on the queue's held list: they
+ * are the ring's last txq->outstanding (tx_space()).
+ */
+static void
+hold_outstanding(struct af_xdp_tx_queue *txq)
 {
-	uint32_t i, end = txq->tx.cached_prod;
-	unsigned int n = 0;
+	uint32_t n = txq->outstanding, i, end = txq->tx.cached_prod;
+	struct rte_mbuf **held;
 
-	for (i = __atomic_load_n(txq->tx.consumer, __ATOMIC_ACQUIRE); i != end; i++, n++)
-		rte_pktmbuf_free((struct rte_mbuf *)(txq->mbuf_base +
-			(af_xdp_ring_desc(&txq->tx, i)->addr & XSK_UNALIGNED_BUF_ADDR_MASK)));
-	return n;
+	if (n == 0)
+		return;
+	held = rte_realloc(txq->held, (txq->nb_held + n) * sizeof(*held), 0);
+	if (held == NULL) {
+		AF_XDP_LOG(ERR, "port %u Tx queue %u: no memory to keep the %u frames the kernel still has: they stay out of their mempool",
+			   txq->port_id, txq->queue_id, n);
+		return;
+	}
+	txq->held = held;
+	for (i = end - n; i != end; i++)
+		held[txq->nb_held++] = (struct rte_mbuf *)(txq->mbuf_base +
+			(af_xdp_ring_desc(&txq->tx, i)->addr & XSK_UNALIGNED_BUF_ADDR_MASK));
 }
 
 unsigned int
-af_xdp_txq_release(struct af_xdp_tx_queue *txq, bool reclaim)
+af_xdp_txq_release(struct af_xdp_tx_queue *txq)
 {
 	unsigned int tries, n = 0;
 
@@ -402,8 +428,31 @@ af_xdp_txq_release(struct af_xdp_tx_queue *txq, bool reclaim)
 			break;
 		usleep(AF_XDP_TX_RELEASE_WAIT_US);
 	}
-	if (reclaim)
-		n += free_untaken(txq);
+	hold_outstanding(txq);
+	txq->outstanding = 0;
 	txq->fd = -1;
+	return n;
+}
+
+unsigned int
+af_xdp_txq_free_held(struct af_xdp_tx_queue *txq)
+{
+	unsigned int n = txq->nb_held;
+
+	/* Segments of a chain each had a descriptor of their own (put_chain()). */
+	if (n != 0)
+		rte_pktmbuf_free_bulk(txq->held, n);
+	af_xdp_txq_drop_held(txq);
+	return n;
+}
+
+unsigned int
+af_xdp_txq_drop_held(struct af_xdp_tx_queue *txq)
+{
+	unsigned int n = txq->nb_held;
+
+	rte_free(txq->held);
+	txq->held = NULL;
+	txq->nb_held = 0;
 	return n;
 }

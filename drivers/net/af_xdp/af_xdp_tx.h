@@ -41,10 +41,18 @@ unsigned int af_xdp_txq_drain(struct af_xdp_tx_queue *txq);
 
 /*
  * Before the socket closes: wait, boundedly, for the kernel to complete what
- * it took from the Tx ring, then free (with reclaim) the frames it never
- * took.  Returns how many mbufs went back.  In copy mode the kernel takes
- * Tx descriptors only in our own sendto(), so nothing moves meanwhile.
+ * it took from the Tx ring; the mbufs of the descriptors still outstanding
+ * (taken and not completed, or never taken) go on the queue's held list:
+ * the kernel may still read them until it has let go of the socket.
+ * Returns how many mbufs the completions gave back.  In copy mode the kernel
+ * takes Tx descriptors only in a sendto() on the socket.
  */
-unsigned int af_xdp_txq_release(struct af_xdp_tx_queue *txq, bool reclaim);
+unsigned int af_xdp_txq_release(struct af_xdp_tx_queue *txq);
+
+/* The kernel has let go of the old socket: the held mbufs back to their mempools; how many. */
+unsigned int af_xdp_txq_free_held(struct af_xdp_tx_queue *txq);
+
+/* The held list forgotten, its mbufs left out of their mempools (still the kernel's); how many. */
+unsigned int af_xdp_txq_drop_held(struct af_xdp_tx_queue *txq);
 
 #endif /* AF_XDP_TX_H */
