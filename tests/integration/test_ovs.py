@@ -96,20 +96,36 @@ def wait_mtu(t, o, names, mtu, what):
                 % (what, mtu, n, got, o.get("Interface", n, "error")), o.log_tail())
 
 
-def where_lost(o, hosts_ns):
+# The ports' xstats a lost or late frame's report shows: losses, and the
+# Tx kicks the kernel refused (a frame left in the Tx ring waits for the
+# next burst's kick).
+LOSS_XSTATS = ("drop", "empty", "invalid", "nombuf", "error", "missed", "packets", "kick",
+               "wakeups")
+
+
+def where_lost(o, hosts_ns, prefix):
     """What says where a frame was lost: the hosts' interface counters and
-    neighbours, OVS's datapath port counters and drop coverage counters."""
+    neighbours, the ports' xstats (OVS's DPDK telemetry), OVS's datapath
+    port counters and drop coverage counters."""
     out = []
     for ns in hosts_ns:
         out.append(ns.exec(["ip", "-s", "link"], check=False).stdout)
         out.append(ns.exec(["ip", "neigh"], check=False).stdout)
+    for port in range(2):
+        try:
+            xs = state.telemetry(prefix, "/ethdev/xstats,%d" % port).get("/ethdev/xstats") or {}
+        except state.StateError as e:
+            xs = {"error": str(e)}
+        out.append("port %d xstats: %s" % (port, ", ".join(
+            "%s=%s" % kv for kv in sorted(xs.items())
+            if kv[1] and any(w in kv[0] for w in LOSS_XSTATS))))
     out.append(o.appctl("dpctl/show", "-s", check=False))
     out.append("\n".join(ln for ln in o.appctl("coverage/show", check=False).splitlines()
                          if "drop" in ln))
     return "\n".join(out)
 
 
-def full_size_ping(t, o, hosts_ns, mtu, what):
+def full_size_ping(t, o, hosts_ns, mtu, what, prefix):
     """PINGS full-size pings, the first included: the test pings once OVS
     has reconfigured the ports (wait_mtu) and the hosts have the MTU."""
     a = hosts_ns[0]
@@ -118,10 +134,10 @@ def full_size_ping(t, o, hosts_ns, mtu, what):
                  "-s", str(size), hosts.ADDR_B], check=False)
     ok = cp.returncode == 0 and " 0% packet loss" in cp.stdout
     t.check(ok, "%s: ping -M do -s %d (%d-byte IP packets, DF) a -> b, every one"
-            % (what, size, mtu), cp.stdout + cp.stderr + ("" if ok else where_lost(o, hosts_ns)))
+            % (what, size, mtu), cp.stdout + cp.stderr + ("" if ok else where_lost(o, hosts_ns, prefix)))
 
 
-def mtu_change(t, o, names, ports, hosts_ifc, a, b):
+def mtu_change(t, o, names, ports, hosts_ifc, a, b, prefix):
     start = len(o.log())
     set_mtu(o, names, MTU)
     wait_mtu(t, o, names, MTU, "from 1500")
@@ -134,7 +150,7 @@ def mtu_change(t, o, names, ports, hosts_ifc, a, b):
     wait_up(t, o, names, "after the MTU change")
     for h in hosts_ifc:
         h.ip("link", "set", "dev", h.name, "mtu", str(MTU))
-    full_size_ping(t, o, (a, b), MTU, "at MTU %d" % MTU)
+    full_size_ping(t, o, (a, b), MTU, "at MTU %d" % MTU, prefix)
     hosts.tcp_transfer(t, a, b)
 
 
@@ -152,13 +168,13 @@ def too_big(t, o, names, ports, a, b, hosts_ifc, prefix):
         check_sockets(t, prefix, ports, "at MTU %d" % TOO_BIG, True)
         for h in hosts_ifc:
             h.ip("link", "set", "dev", h.name, "mtu", str(TOO_BIG))
-        full_size_ping(t, o, (a, b), TOO_BIG, "at MTU %d" % TOO_BIG)
+        full_size_ping(t, o, (a, b), TOO_BIG, "at MTU %d" % TOO_BIG, prefix)
         for h in hosts_ifc:
             h.ip("link", "set", "dev", h.name, "mtu", str(MTU))
         set_mtu(o, names, MTU)
         wait_mtu(t, o, names, MTU, "back from %d" % TOO_BIG)
         wait_up(t, o, names, "back at MTU %d" % MTU)
-        full_size_ping(t, o, (a, b), MTU, "back at MTU %d" % MTU)
+        full_size_ping(t, o, (a, b), MTU, "back at MTU %d" % MTU, prefix)
         return
     deadline = env.deadline(WAIT)
     while not TOO_BIG_REFUSAL.search(o.log()[start:]) and time.monotonic() < deadline:
@@ -177,7 +193,7 @@ def too_big(t, o, names, ports, a, b, hosts_ifc, prefix):
     set_mtu(o, names, MTU)
     wait_mtu(t, o, names, MTU, "back from the refused %d" % TOO_BIG)
     wait_up(t, o, names, "back at MTU %d" % MTU)
-    full_size_ping(t, o, (a, b), MTU, "back at MTU %d" % MTU)
+    full_size_ping(t, o, (a, b), MTU, "back at MTU %d" % MTU, prefix)
 
 
 def check_sockets(t, prefix, ports, what, multi_buffer):
@@ -243,7 +259,7 @@ def main(t):
             hosts.ping(t, a)
             hosts.tcp_transfer(t, a, b)
 
-            mtu_change(t, o, names, (p0, p1), (h0, h1), a, b)
+            mtu_change(t, o, names, (p0, p1), (h0, h1), a, b, prefix)
             check_sockets(t, prefix, (p0, p1), "at MTU %d (scatter asked)" % MTU, False)
             too_big(t, o, names, (p0, p1), a, b, (h0, h1), prefix)
 

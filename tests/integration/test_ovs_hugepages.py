@@ -81,7 +81,8 @@ def where_lost(o, nss, prefix):
         out.append("port %d xstats: %s" % (port, ", ".join(
             "%s=%s" % kv for kv in sorted(xs.items())
             if kv[1] and any(w in kv[0] for w in ("drop", "empty", "invalid", "nombuf",
-                                                  "error", "missed", "packets")))))
+                                                  "error", "missed", "packets",
+                                                  "kick", "wakeups")))))
     out.append(o.appctl("dpctl/show", "-s", check=False))
     out.append("\n".join(ln for ln in o.appctl("coverage/show", check=False).splitlines()
                          if "drop" in ln))

@@ -16,6 +16,8 @@
 
 #include <errno.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/socket.h>
 
 #include <rte_eal.h>
 #include <rte_errno.h>
@@ -467,6 +469,58 @@ test_ring_full_and_wakeup(void)
 }
 
 /*
+ * A kick the kernel refuses leaves the frames in the Tx ring: counted, as
+ * EAGAIN/EBUSY (kick_busy) or another failure (kick_errors), and as a
+ * stall while descriptors wait in the ring for the next burst.  A socket
+ * of a full AF_UNIX datagram pair stands for the kernel saying EAGAIN.
+ */
+static void
+test_kick_failures(void)
+{
+	struct rte_mbuf *bufs[4];
+	struct tx_env e;
+	unsigned int i;
+	int sv[2];
+
+	CHECK(socketpair(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK, 0, sv) == 0, "socketpair");
+	while (send(sv[0], "x", 1, MSG_DONTWAIT) == 1)
+		;
+	CHECK(errno == EAGAIN, "a full datagram socket says EAGAIN, not %s", strerror(errno));
+	env_init(&e, 256);
+	e.tx.flags = XDP_RING_NEED_WAKEUP;
+	for (i = 0; i < 4; i++)
+		bufs[i] = frame(e.umem_pool, 64, 0);
+
+	/* EAGAIN and no completion to drain: the frame waits. */
+	e.txq.fd = sv[0];
+	CHECK_EQ(af_xdp_tx_burst(&e.txq, bufs, 1), 1);
+	CHECK_EQ(e.txq.stats.kick_busy, 1);
+	CHECK_EQ(e.txq.stats.kick_errors, 0);
+	CHECK_EQ(e.txq.stats.kick_stalls, 1);
+	CHECK_EQ(af_xdp_ring_pending(&e.txq.tx), 1);
+
+	/* Another failure (no socket at all). */
+	e.txq.fd = -1;
+	CHECK_EQ(af_xdp_tx_burst(&e.txq, bufs + 1, 1), 1);
+	CHECK_EQ(e.txq.stats.kick_busy, 1);
+	CHECK_EQ(e.txq.stats.kick_errors, 1);
+	CHECK_EQ(e.txq.stats.kick_stalls, 2);
+
+	/* The kernel took them: nothing waits, no stall. */
+	sim_kernel_transmit(&e.tx, &e.comp, NULL, 0);
+	e.tx.flags = 0;
+	CHECK_EQ(af_xdp_tx_burst(&e.txq, bufs + 2, 2), 2);
+	CHECK_EQ(e.txq.stats.kick_stalls, 2);
+	sim_kernel_transmit(&e.tx, &e.comp, NULL, 0);
+	af_xdp_txq_drain(&e.txq);
+	CHECK_EQ(e.txq.outstanding, 0);
+	CHECK_EQ(rte_mempool_avail_count(e.umem_pool), POOL_SIZE);
+	env_free(&e);
+	close(sv[0]);
+	close(sv[1]);
+}
+
+/*
  * Ethernet + IPv4 (or IPv6) + TCP (or UDP) + payload bytes in an mbuf of mp,
  * with the offload request flags and lengths set; the L4 checksum field
  * holds garbage.
@@ -792,6 +846,7 @@ main(int argc __rte_unused, char **argv)
 	RUN(test_ring_space_in_descriptors);
 	RUN(test_chain_longer_than_a_copy);
 	RUN(test_ring_full_and_wakeup);
+	RUN(test_kick_failures);
 	RUN(test_release_holds);
 	RUN(test_csum_who);
 	RUN(test_csum_check);

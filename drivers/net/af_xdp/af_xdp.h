@@ -166,6 +166,15 @@ struct af_xdp_tx_stats {
 	uint64_t wakeups;
 	uint64_t csum_kernel;	/* frames whose L4 checksum the kernel completes */
 	uint64_t csum_sw;	/* frames whose asked checksums the driver computed all of */
+	/*
+	 * The kicks (copy mode sends in them): sendto() said EAGAIN or EBUSY
+	 * (the kernel could not take a frame then), or failed otherwise; and
+	 * the bursts that stopped kicking on such a failure with descriptors
+	 * still in the Tx ring, which wait for the next burst's kick.
+	 */
+	uint64_t kick_busy;
+	uint64_t kick_errors;
+	uint64_t kick_stalls;
 };
 
 /*

@@ -56,6 +56,9 @@ static const struct xstat_def tx_driver_xstats[] = {
 	TX_STAT(wakeups),
 	TX_STAT(csum_kernel),	/* L4 checksums left to the kernel (AF_XDP Tx metadata) */
 	TX_STAT(csum_sw),	/* checksums the driver computed */
+	TX_STAT(kick_busy),	/* sendto() said EAGAIN or EBUSY */
+	TX_STAT(kick_errors),	/* sendto() failed otherwise */
+	TX_STAT(kick_stalls),	/* kicks given up with frames left in the Tx ring */
 };
 
 /*

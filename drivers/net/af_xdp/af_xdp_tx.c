@@ -266,7 +266,10 @@ put_frame_slow(struct af_xdp_tx_queue *txq, struct rte_mbuf *m, uint32_t queued,
  * or the ring's size where the socket raised it (af_xdp_socket.c), and
  * then one call drains the ring.  Kick until the ring is empty, at most as
  * often as the kernel's least budget takes for a full ring: kicks beyond
- * what the ring holds would be wasted syscalls.
+ * what the ring holds would be wasted syscalls.  A kick given up on a
+ * failure leaves its frames for the next burst's kick, however late that
+ * comes: counted (kick_busy, kick_errors, kick_stalls), so that a frame
+ * seen late or lost says whether it waited here.
  */
 static void
 tx_wakeup(struct af_xdp_tx_queue *txq)
@@ -281,13 +284,18 @@ tx_wakeup(struct af_xdp_tx_queue *txq)
 			 * device is busy; ENOBUFS/ENETDOWN: nothing to do now.
 			 * Frames stay in the ring for the next burst.
 			 */
-			if (errno != EAGAIN && errno != EBUSY)
+			if (errno != EAGAIN && errno != EBUSY) {
+				txq->stats.kick_errors++;
 				break;
+			}
+			txq->stats.kick_busy++;
 			if (af_xdp_txq_drain(txq) == 0)
 				break;
 		}
 	} while (af_xdp_ring_needs_wakeup(&txq->tx) &&
 		 af_xdp_ring_pending(&txq->tx) != 0 && --kicks != 0);
+	if (kicks != 0 && af_xdp_ring_pending(&txq->tx) != 0 && af_xdp_ring_needs_wakeup(&txq->tx))
+		txq->stats.kick_stalls++;
 }
 
 /*
