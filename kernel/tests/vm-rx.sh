@@ -250,8 +250,8 @@ ping_through_pool() {
 # on (veth's default): they leave it CHECKSUM_PARTIAL, only the
 # pseudo-header's sum in the bytes, and must arrive intact (l4_pass.py).
 # Then 5 pings over VLAN 100, whose tag vb keeps out of band
-# (tx-vlan-offload): va.100 must receive them (its rx_packets; va itself
-# would answer an untagged frame for the address too).
+# (tx-vlan-offload): va.100 must receive them (its rx_packets: a frame
+# that lost its tag would reach va, which owns the address all the same).
 l4_pass=$(dirname "$(readlink -f "$0")")/l4_pass.py
 pass_offloaded() {
 	local srv rc=0 before after out
