@@ -17,7 +17,9 @@
 # kernel's veth, layer c): each frame is received into a buffer of the
 # socket's pool. Then,
 # in zc mode only: frames the program passes reach the stack intact (ping,
-# its data checked) while a pool is bound; a socket closed and bound again
+# its data checked) while a pool is bound, with what copy mode keeps of the
+# peer's skb (TCP and UDP with its checksum offload on, their skb hash, a
+# VLAN tag out of band); a socket closed and bound again
 # and again while frames arrive; a pool on queue 0 of a two-queue veth
 # while queue 1 receives in copy mode; link down/up and deletion of the
 # peer under traffic, each followed by exact counts; zero-copy transmit
@@ -25,8 +27,9 @@
 # every frame delivered; then, on the same veth, transmit from sockets set
 # up as DPDK's drivers do (bound before the program, preferred busy
 # polling), bound after the earlier socket's NAPI was deleted; one (woken,
-# not busy polling) under which the NAPI is replaced; frames to the peer's
-# stack, as
+# not busy polling) under which the NAPI is replaced; one that wakes the
+# kernel once (the peer's poll must wake the sender it held back); one
+# with no program on its veth (no NAPI); frames to the peer's stack, as
 # xdp_frames, as skbs when they do not fit one in a page, and into the
 # backlog of a peer without NAPI; and no kernel warning in the log.
 # In drv mode, last: copy-mode transmit (the kernel's generic
@@ -242,6 +245,37 @@ ping_through_pool() {
 	echo "$out" | grep -q ' 20 received' && ! echo "$out" | grep -q 'wrong data'
 }
 
+# What copy mode's XDP_PASS keeps of the peer's skb, the zero-copy one must
+# keep too. TCP and UDP from vb's stack with its transmit checksum offload
+# on (veth's default): they leave it CHECKSUM_PARTIAL, only the
+# pseudo-header's sum in the bytes, and must arrive intact (l4_pass.py).
+# Then 5 pings over VLAN 100, whose tag vb keeps out of band
+# (tx-vlan-offload): va.100 must receive them (its rx_packets: a frame
+# that lost its tag would reach va, which owns the address all the same).
+l4_pass=$(dirname "$(readlink -f "$0")")/l4_pass.py
+pass_offloaded() {
+	local srv rc=0 before after out
+	in_tx ethtool -k vb | grep -q '^tx-checksumming: on' || { echo "# vb: tx-checksumming off"; return 1; }
+	in_tx ethtool -k vb | grep -q '^tx-vlan-offload: on' || { echo "# vb: tx-vlan-offload off"; return 1; }
+	in_rx python3 "$l4_pass" serve 10.199.0.1 5201 200000 &
+	srv=$!
+	in_tx python3 "$l4_pass" send 10.199.0.1 5201 200000 || rc=1
+	wait "$srv" || rc=1
+	in_rx ip link add link va name va.100 type vlan id 100 &&
+		in_tx ip link add link vb name vb.100 type vlan id 100 &&
+		in_rx ip addr add 10.199.1.1/24 dev va.100 &&
+		in_tx ip addr add 10.199.1.2/24 dev vb.100 &&
+		in_rx ip link set va.100 up && in_tx ip link set vb.100 up || rc=1
+	before=$(in_rx cat /sys/class/net/va.100/statistics/rx_packets)
+	out=$(in_tx ping -c 5 -i 0.05 -W 5 10.199.1.1 2>&1)
+	after=$(in_rx cat /sys/class/net/va.100/statistics/rx_packets)
+	echo "# VLAN 100: $(echo "$out" | grep -o '[0-9]* received'), va.100 rx_packets +$((after - before))"
+	echo "$out" | grep -q ' 5 received' && [ $((after - before)) -ge 5 ] || rc=1
+	in_rx ip link del va.100
+	in_tx ip link del vb.100
+	return $rc
+}
+
 # Half the frames from CPU 0, half from CPU 1: veth queues an xdp_frame on
 # the receive queue of the sending CPU's number (veth_select_rxq()).
 send_split() {
@@ -369,6 +403,15 @@ tx_case() {
 	# bytes) go to tb's ring as skbs, and with GRO off to its backlog.
 	tx_run "zc: zero-copy Tx to the peer's stack (xdp_frames into skbs)" \
 		--count 512 --as-dpdk --in-flight 8 --peer-stack --len 1000 --timeout 30
+	# An application that wakes the kernel once and then busy waits on
+	# the completion ring: what the full peer held back goes when the
+	# peer drains its ring, as a NIC's Tx completion interrupt would go on
+	tx_run "zc: zero-copy Tx held back by a full peer goes on when the peer drains (one wakeup in all)" \
+		--count 1024 --kick-once --timeout 10
+	# No program on ta and GRO off: its queue has no NAPI poll, and the
+	# socket transmits as a copy-mode one would (the wakeups transmit)
+	tx_run "zc: zero-copy Tx with no XDP program on the veth (no NAPI poll)" \
+		--count 512 --no-prog --in-flight 64 --timeout 10
 	if in_rx ip link set ta mtu 3800 && in_rx ip link set tb mtu 3800; then
 		tx_run "zc: zero-copy Tx of frames longer than an xdp_frame in a page (as skbs)" \
 			--count 512 --as-dpdk --in-flight 8 --peer-stack --len 3814 --timeout 30
@@ -400,6 +443,9 @@ fi
 
 if [ "$mode" = zc ]; then
 	DURING=ping_through_pool run_case "zc: XDP_PASS frames reach the stack intact while a pool is bound" \
+		packet --prog map --scenario single
+	DURING=pass_offloaded run_case \
+		"zc: XDP_PASS keeps a partial checksum (TCP, UDP) and an out-of-band VLAN tag" \
 		packet --prog map --scenario single
 	COUNT=20000 run_case "zc: a socket closed and bound again and again while frames arrive" \
 		packet --prog map --scenario churn

@@ -2,7 +2,7 @@
 /*
  * xsk_tx --ifname IF --peer PEER --count N --run-id ID [--spin INSNS]
  *        [--timeout SEC] [--as-dpdk] [--in-flight N] [--replace-prog]
- *        [--len BYTES] [--peer-stack] [--copy]
+ *        [--len BYTES] [--peer-stack] [--copy] [--no-prog] [--kick-once]
  *
  * Zero-copy transmit into a slow peer: an AF_XDP socket bound to queue 0 of
  * veth IF in zero-copy mode (with need_wakeup) transmits test frames
@@ -16,8 +16,8 @@
  *   tx_dropped; none is lost silently (delivered + tx_dropped = N);
  *   and, backpressure, none is dropped (delivered = N).
  *
- * IF gets an XDP program too (XDP_PASS): a veth queue has a NAPI poll,
- * which transmits, only with one. Exit 0 when all holds, 1 when not.
+ * IF gets an XDP program too (XDP_PASS), unless --no-prog: a veth queue has
+ * a NAPI poll only with one (or GRO). Exit 0 when all holds, 1 when not.
  *
  * --as-dpdk sets the socket up as DPDK's AF_XDP drivers (and libxdp) do:
  * bound before IF's program is attached, so before veth's NAPI exists, and
@@ -37,6 +37,13 @@
  * tx_dropped), so there every descriptor must still come back exactly once
  * and every frame be delivered or counted (delivered + tx_dropped = N), but
  * delivered = N is not asked.
+ * --no-prog attaches no program to IF (nor GRO): its queue has no NAPI
+ * poll, and a zero-copy socket must transmit all the same, as one in copy
+ * mode does (wakeups transmit).
+ * --kick-once wakes the kernel once, after the first descriptors, and
+ * never again, whatever the Tx ring's need_wakeup flag says, as an
+ * application busy waiting on the completion ring does: the descriptors
+ * held back while PEER's ring is full must go when PEER drains it.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -181,7 +188,7 @@ static void usage(const char *argv0)
 {
 	MSG("usage: %s --ifname IF --peer PEER --count N --run-id ID [--spin INSNS]"
 	    " [--timeout SEC] [--as-dpdk] [--in-flight N] [--replace-prog] [--len BYTES]"
-	    " [--peer-stack] [--copy]\n", argv0);
+	    " [--peer-stack] [--copy] [--no-prog] [--kick-once]\n", argv0);
 	exit(2);
 }
 
@@ -200,6 +207,8 @@ int main(int argc, char **argv)
 		{ "len", required_argument, NULL, 'l' },
 		{ "peer-stack", no_argument, NULL, 'S' },
 		{ "copy", no_argument, NULL, 'c' },
+		{ "no-prog", no_argument, NULL, 'P' },
+		{ "kick-once", no_argument, NULL, 'K' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *ifname = NULL, *peer = NULL;
@@ -211,6 +220,7 @@ int main(int argc, char **argv)
 	long dropped_before, dropped;
 	void *area = MAP_FAILED;
 	bool ok, as_dpdk = false, replace_prog = false, peer_stack = false, copy = false;
+	bool no_prog = false, kick_once = false;
 	unsigned long in_flight = RING, frame_len = XDT_FRAME_LEN;
 	long peer_rx_before = 0;
 	int rc = EXIT_FAILURE;
@@ -229,11 +239,14 @@ int main(int argc, char **argv)
 		case 'l': frame_len = strtoul(optarg, NULL, 0); break;
 		case 'S': peer_stack = true; break;
 		case 'c': copy = true; break;
+		case 'P': no_prog = true; break;
+		case 'K': kick_once = true; break;
 		default: usage(argv[0]);
 		}
 	}
 	if (!ifname || !peer || !count || !run_id || !in_flight || in_flight > RING ||
-	    frame_len < XDT_FRAME_LEN || frame_len > FRAME_SIZE)
+	    frame_len < XDT_FRAME_LEN || frame_len > FRAME_SIZE ||
+	    (no_prog && (as_dpdk || replace_prog)))
 		usage(argv[0]);
 	ifindex = xdt_ifindex(ifname);
 	peer_index = xdt_ifindex(peer);
@@ -253,7 +266,8 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	if ((!peer_stack && bpf_xdp_attach(peer_index, peer_prog, XDP_FLAGS_DRV_MODE, NULL)) ||
-	    (!as_dpdk && bpf_xdp_attach(ifindex, prog, XDP_FLAGS_DRV_MODE, NULL))) {
+	    (!as_dpdk && !no_prog &&
+	     bpf_xdp_attach(ifindex, prog, XDP_FLAGS_DRV_MODE, NULL))) {
 		MSG("attaching the programs: %s\n", strerror(errno));
 		goto out;
 	}
@@ -317,7 +331,8 @@ int main(int argc, char **argv)
 			};
 		}
 		__atomic_store_n(tx.producer, prod + n, __ATOMIC_RELEASE);
-		if (__atomic_load_n(tx.flags, __ATOMIC_ACQUIRE) & XDP_RING_NEED_WAKEUP) {
+		if ((kick_once ? n && !kicks :
+		     __atomic_load_n(tx.flags, __ATOMIC_ACQUIRE) & XDP_RING_NEED_WAKEUP)) {
 			kicks++;
 			if (sendto(fd, NULL, 0, MSG_DONTWAIT, NULL, 0) < 0 &&
 			    errno != EAGAIN && errno != EBUSY && errno != ENOBUFS) {
