@@ -10,7 +10,7 @@ daemons derive from them), and are ended with the test. The system's own
 OVS, running or not, is left alone.
 
     with Ovs(dut, dpdk_extra="--no-pci -d <plugin> --vdev ...", hugepage_dir=hp.mount) as o:
-        o.vsctl("add-br", o.bridge, "--", "set", "bridge", o.bridge, "datapath_type=netdev")
+        o.add_dpdk_ports(["p0", "p1"])      # net_af_xdp0, net_af_xdp1 on a netdev bridge
         o.exit()       # ovs-appctl exit: what ovs-ctl stop does, ports not closed
 """
 
@@ -18,10 +18,15 @@ import os
 import shutil
 import time
 
-from . import cleanup, env
+from . import cleanup, env, state
 
 VSWITCHD_DPDK = "/usr/lib/openvswitch-switch-dpdk/ovs-vswitchd-dpdk"
 SCHEMA = "/usr/share/openvswitch/vswitch.ovsschema"
+# The ports' xstats a lost or late frame's report shows (where_lost()):
+# losses, and the Tx kicks the kernel refused (a frame left in the Tx ring
+# waits for the next burst's kick).
+LOSS_XSTATS = ("drop", "empty", "invalid", "nombuf", "error", "missed", "packets", "kick",
+               "wakeups")
 START_TIMEOUT = 60       # DPDK init included; only against a hang
 EXIT_TIMEOUT = 30
 
@@ -105,6 +110,35 @@ class Ovs:
         cp = env.run(["ovs-vsctl", "--db=unix:%s" % self.db_sock, "--timeout=%d" % timeout]
                      + list(args), ns=self.ns.name, check=check, timeout=timeout + 10)
         return cp.stdout.strip()
+
+    def add_dpdk_ports(self, names):
+        """A netdev bridge, and on it port names[i] of DPDK device net_af_xdp<i>."""
+        self.vsctl("add-br", self.bridge, "--", "set", "bridge", self.bridge,
+                   "datapath_type=netdev")
+        for i, n in enumerate(names):
+            self.vsctl("add-port", self.bridge, n, "--", "set", "Interface", n, "type=dpdk",
+                       "options:dpdk-devargs=net_af_xdp%d" % i)
+
+    def where_lost(self, hosts_ns, prefix, ports=2):
+        """What says where a frame was lost: the hosts' interface counters and
+        neighbours, the ports' xstats (OVS's DPDK telemetry, EAL file prefix
+        `prefix`), OVS's datapath port counters and drop coverage counters."""
+        out = []
+        for ns in hosts_ns:
+            out.append(ns.exec(["ip", "-s", "link"], check=False).stdout)
+            out.append(ns.exec(["ip", "neigh"], check=False).stdout)
+        for port in range(ports):
+            try:
+                xs = state.telemetry(prefix, "/ethdev/xstats,%d" % port).get("/ethdev/xstats") or {}
+            except state.StateError as e:
+                xs = {"error": str(e)}
+            out.append("port %d xstats: %s" % (port, ", ".join(
+                "%s=%s" % kv for kv in sorted(xs.items())
+                if kv[1] and any(w in kv[0] for w in LOSS_XSTATS))))
+        out.append(self.appctl("dpctl/show", "-s", check=False))
+        out.append("\n".join(ln for ln in self.appctl("coverage/show", check=False).splitlines()
+                             if "drop" in ln))
+        return "\n".join(out)
 
     def get(self, table, record, column):
         """A column's value, without quotes; None if it cannot be read."""

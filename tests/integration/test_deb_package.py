@@ -181,10 +181,7 @@ def ovs_ping(t, dut, a, ports, hp):
     config = {"dpdk-init": "true", "dpdk-socket-mem": "512", "dpdk-hugepage-dir": hp.mount,
               "pmd-cpu-mask": "0x2", "per-port-memory": "true", "dpdk-extra": '"%s"' % extra}
     with ovs.Ovs(dut, config) as o:
-        o.vsctl("add-br", o.bridge, "--", "set", "bridge", o.bridge, "datapath_type=netdev")
-        for i in range(len(ports)):
-            o.vsctl("add-port", o.bridge, "p%d" % i, "--", "set", "Interface", "p%d" % i,
-                    "type=dpdk", "options:dpdk-devargs=net_af_xdp%d" % i)
+        o.add_dpdk_ports(["p%d" % i for i in range(len(ports))])
         for i in range(len(ports)):
             state = o.wait_for("Interface", "p%d" % i, "link_state", "up", timeout=TOOL_TIMEOUT)
             t.check(state == "up", "OVS, no -d: p%d link_state %s, error %s"

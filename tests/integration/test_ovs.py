@@ -96,35 +96,6 @@ def wait_mtu(t, o, names, mtu, what):
                 % (what, mtu, n, got, o.get("Interface", n, "error")), o.log_tail())
 
 
-# The ports' xstats a lost or late frame's report shows: losses, and the
-# Tx kicks the kernel refused (a frame left in the Tx ring waits for the
-# next burst's kick).
-LOSS_XSTATS = ("drop", "empty", "invalid", "nombuf", "error", "missed", "packets", "kick",
-               "wakeups")
-
-
-def where_lost(o, hosts_ns, prefix):
-    """What says where a frame was lost: the hosts' interface counters and
-    neighbours, the ports' xstats (OVS's DPDK telemetry), OVS's datapath
-    port counters and drop coverage counters."""
-    out = []
-    for ns in hosts_ns:
-        out.append(ns.exec(["ip", "-s", "link"], check=False).stdout)
-        out.append(ns.exec(["ip", "neigh"], check=False).stdout)
-    for port in range(2):
-        try:
-            xs = state.telemetry(prefix, "/ethdev/xstats,%d" % port).get("/ethdev/xstats") or {}
-        except state.StateError as e:
-            xs = {"error": str(e)}
-        out.append("port %d xstats: %s" % (port, ", ".join(
-            "%s=%s" % kv for kv in sorted(xs.items())
-            if kv[1] and any(w in kv[0] for w in LOSS_XSTATS))))
-    out.append(o.appctl("dpctl/show", "-s", check=False))
-    out.append("\n".join(ln for ln in o.appctl("coverage/show", check=False).splitlines()
-                         if "drop" in ln))
-    return "\n".join(out)
-
-
 def full_size_ping(t, o, hosts_ns, mtu, what, prefix):
     """PINGS full-size pings, the first included: the test pings once OVS
     has reconfigured the ports (wait_mtu) and the hosts have the MTU."""
@@ -134,7 +105,7 @@ def full_size_ping(t, o, hosts_ns, mtu, what, prefix):
                  "-s", str(size), hosts.ADDR_B], check=False)
     ok = cp.returncode == 0 and " 0% packet loss" in cp.stdout
     t.check(ok, "%s: ping -M do -s %d (%d-byte IP packets, DF) a -> b, every one"
-            % (what, size, mtu), cp.stdout + cp.stderr + ("" if ok else where_lost(o, hosts_ns, prefix)))
+            % (what, size, mtu), cp.stdout + cp.stderr + ("" if ok else o.where_lost(hosts_ns, prefix)))
 
 
 def mtu_change(t, o, names, ports, hosts_ifc, a, b, prefix):
@@ -248,11 +219,7 @@ def main(t):
                   "dpdk-extra": '"%s"' % extra}
         names = ["p0", "p1"]
         with ovs.Ovs(dut, config) as o:
-            br = o.bridge
-            o.vsctl("add-br", br, "--", "set", "bridge", br, "datapath_type=netdev")
-            for i, n in enumerate(names):
-                o.vsctl("add-port", br, n, "--", "set", "Interface", n, "type=dpdk",
-                        "options:dpdk-devargs=net_af_xdp%d" % i)
+            o.add_dpdk_ports(names)
             wait_up(t, o, names, "added")
             check_sockets(t, prefix, (p0, p1), "at MTU 1500", False)
             check_rss_hash(t, prefix, (p0, p1))

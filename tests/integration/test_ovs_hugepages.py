@@ -68,34 +68,13 @@ def umem_owners(t, prefix, ports, mtu):
     return "MTU %d: %s" % (mtu, ", ".join(seen))
 
 
-def where_lost(o, nss, prefix):
-    """The hosts' interface counters, the ports' xstats that count a loss
-    (OVS's DPDK telemetry), OVS's port counters and drop coverage."""
-    out = [ns.exec(["ip", "-s", "link"], check=False).stdout for ns in nss]
-    for port in range(len(NAMES)):
-        try:
-            reply = state.telemetry(prefix, "/ethdev/xstats,%d" % port)
-            xs = reply.get("/ethdev/xstats") or {}
-        except state.StateError as e:
-            xs = {"error": str(e)}
-        out.append("port %d xstats: %s" % (port, ", ".join(
-            "%s=%s" % kv for kv in sorted(xs.items())
-            if kv[1] and any(w in kv[0] for w in ("drop", "empty", "invalid", "nombuf",
-                                                  "error", "missed", "packets",
-                                                  "kick", "wakeups")))))
-    out.append(o.appctl("dpctl/show", "-s", check=False))
-    out.append("\n".join(ln for ln in o.appctl("coverage/show", check=False).splitlines()
-                         if "drop" in ln))
-    return "\n".join(out)
-
-
 def full_size_ping(t, o, a, b, mtu, prefix):
     size = mtu - 28                  # IPv4 and ICMP headers
     cp = a.exec(["ping", "-n", "-c", "3", "-i", "0.2", "-W", "5", "-M", "do", "-s", str(size),
                  hosts.ADDR_B], check=False)
     ok = cp.returncode == 0 and " 0% packet loss" in cp.stdout
     t.check(ok, "MTU %d: ping -M do -s %d a -> b, every one answered" % (mtu, size),
-            cp.stdout + cp.stderr + ("" if ok else where_lost(o, (a, b), prefix)))
+            cp.stdout + cp.stderr + ("" if ok else o.where_lost((a, b), prefix)))
 
 
 def main(t):
@@ -115,11 +94,7 @@ def main(t):
         config = {"dpdk-init": "true", "pmd-cpu-mask": "0x2", "dpdk-extra": '"%s"' % extra}
         summary = []
         with ovs.Ovs(dut, config) as o:
-            br = o.bridge
-            o.vsctl("add-br", br, "--", "set", "bridge", br, "datapath_type=netdev")
-            for i, n in enumerate(NAMES):
-                o.vsctl("add-port", br, n, "--", "set", "Interface", n, "type=dpdk",
-                        "options:dpdk-devargs=net_af_xdp%d" % i)
+            o.add_dpdk_ports(NAMES)
             for mtu in MTUS:
                 if mtu != 1500:
                     for n in NAMES:
