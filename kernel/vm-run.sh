@@ -55,6 +55,7 @@
 #   AFXDP_VM_TCG        multi (default: a host thread per vCPU) or single (one
 #                       host thread runs the vCPUs in turn: slower, but no
 #                       vCPU ever runs code another is patching)
+#   AFXDP_VM_APPEND     kernel parameters added to the command line
 #   AFXDP_VM_ICOUNT     run with -icount shift=<value> (single-threaded TCG):
 #                       guest time then counts guest instructions (2^shift ns
 #                       each) instead of following the host's clock, which
@@ -193,9 +194,14 @@ mkdir -p "$share/keep"
 init=$KERNEL_DIR/vm-init.sh
 [ -x "$init" ] || die "$init is missing or not executable"
 
+# cache=loose: the guest keeps what it read of the root, whose files do not
+# change under it (read-only to the guest, built by the host before the
+# boot); 9p's default reads every exec's binary and libraries through qemu
+# again, which halved the speed of the tests' boots under TCG (README).
 cmdline="console=ttyS0 root=hostroot rootfstype=9p"
-cmdline+=" rootflags=trans=virtio,version=9p2000.L,msize=262144 ro"
+cmdline+=" rootflags=trans=virtio,version=9p2000.L,msize=262144,cache=loose ro"
 cmdline+=" init=$init panic=-1 oops=panic loglevel=4 quiet"
+cmdline+="${AFXDP_VM_APPEND:+ $AFXDP_VM_APPEND}"
 
 # What the console shows of the guest: all of it; for a TAP job, the
 # kernel's messages as TAP comments.
