@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 #
 # xsk-suite.sh [--layers L | --unpatched] [--kernel BZIMAGE] [--modes skb,drv]
-#              [--results DIR] [--tap [--busy-only MODES]]
+#              [--results DIR] [--tap [--busy MODES]]
 #
 # The kernel's own AF_XDP suite, xskxceiver as test_xsk.sh runs it
 # (tools/testing/selftests/bpf), in the test VM, on the image build.sh
@@ -25,7 +25,8 @@
 # --tap (the meson test vm-xsk-suite): TAP on stdout, a line per mode, test
 # and variant, a known failure as an expected one ("not ok ... # TODO");
 # the VM's console as TAP comments; "1..0 # SKIP" and status 0 when the
-# image is not built. --busy-only MODES: busy polling only in these modes.
+# image is not built. --busy MODES: busy polling only in these modes
+# (comma separated, or none; default all).
 #
 # Known failures (xsk-known-failures.txt; kernel/README.md has the
 # evidence): the suite of linux-source-6.12 predates two changes that
@@ -57,7 +58,7 @@ kernel=${AFXDP_VM_KERNEL:-}
 modes=skb,drv
 results=
 tap=
-busy_only=
+busy_modes=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--layers) top=$2; shift ;;
@@ -66,7 +67,7 @@ while [ $# -gt 0 ]; do
 	--kernel) kernel=$(readlink -f "$2"); shift ;;
 	--results) results=$2; shift ;;
 	--tap) tap=1 ;;
-	--busy-only) busy_only=$2; shift ;;
+	--busy) busy_modes=$2; shift ;;
 	-h | --help) sed -n '3,45p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) die "unknown argument '$1' (see --help)" ;;
 	esac
@@ -142,9 +143,9 @@ fi
 [ -n "$results" ] || results=$(mktemp -d "${TMPDIR:-/tmp}/xsk-suite.XXXXXX")
 mkdir -p "$results"
 say "$image (xskxceiver of key $key-$suite_key: ${layers[*]:-unpatched}), modes $modes, results in $results"
-guest_args=()
-[ -z "$tap" ] || guest_args=(--tap "$known_list")
-[ -z "$busy_only" ] || guest_args+=(--busy-only "$busy_only")
+guest_args=(--known "$known_list")
+[ -z "$tap" ] || guest_args+=(--tap)
+[ -z "$busy_modes" ] || guest_args+=(--busy "$busy_modes")
 # 31 tests per mode and variant, 1-5 s each under TCG (a failing one waits
 # for its 3 s timeouts)
 # shellcheck disable=SC2086 # one argument per mode
@@ -164,7 +165,9 @@ for mode in ${modes//,/ }; do
 		known=0
 		grep -qw -- "$name" <<<"$KNOWN_FAILURES" && known=1
 		note=
-		for v in "$plain" "$busy"; do
+		variants=("$plain" "$busy")
+		case ",${busy_modes:-$mode}," in *",$mode,"*) ;; *) variants=("$plain") busy=- ;; esac
+		for v in "${variants[@]}"; do
 			case "$v" in
 			PASS | SKIP) [ "$known" = 0 ] || note=" (a known failure passes)" ;;
 			*)
