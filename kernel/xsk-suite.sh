@@ -29,22 +29,11 @@
 # (comma separated, or none; default all). --run-known MODES: the known
 # failures run only in these modes, reported as skipped in the others.
 #
-# Known failures (xsk-known-failures.txt; kernel/README.md has the
-# evidence): the suite of linux-source-6.12 predates two changes that
-# Debian's 6.12.118 carries (stable backports; stock 6.18 on the host fails
-# the same tests the same way):
-#  - invalid Tx descriptors are handed back in the completion ring, in copy
-#    mode (xsk_generic_xmit()) and in zero-copy mode by the core for every
-#    driver that takes descriptors in batches
-#    (xsk_tx_peek_release_desc_batch(): i40e, ice, veth here), so the suite
-#    sees "Too many packets completed" and its receiver or transmitter
-#    times out: ALIGNED_INV_DESC, ALIGNED_INV_DESC_2K_FRAME_SIZE,
-#    UNALIGNED_INV_DESC, UNALIGNED_INV_DESC_4001_FRAME_SIZE,
-#    STAT_TX_INVALID, ALIGNED_INV_DESC_MULTI_BUFF,
-#    UNALIGNED_INV_DESC_MULTI_BUFF, TOO_MANY_FRAGS;
-#  - xdp_umem_reg() keeps room for skb_shared_info and 128 bytes after the
-#    headroom, so the headroom STAT_RX_DROPPED asks for (4096 - 256 - 192)
-#    is refused with EINVAL: STAT_RX_DROPPED ends in an error.
+# Known failures: xsk-known-failures.txt, a test and its reason a line
+# (kernel/README.md has the evidence): invalid Tx descriptors completed by
+# Debian's 6.12.118 in copy and zero-copy mode, which the suite of the same
+# tree predates; STAT_RX_DROPPED's headroom refused by xdp_umem_reg(); two
+# statistics tests that read their counter 1 ms too early under TCG.
 # A known failure that passes is reported, not failed.
 
 set -u -o pipefail
@@ -71,7 +60,7 @@ while [ $# -gt 0 ]; do
 	--tap) tap=1 ;;
 	--busy) busy_modes=$2; shift ;;
 	--run-known) known_modes=$2; shift ;;
-	-h | --help) sed -n '3,45p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) sed -n '3,/^set -u/p' "$0" | sed -n 's/^# \{0,1\}//p'; exit 0 ;;
 	*) die "unknown argument '$1' (see --help)" ;;
 	esac
 	shift
