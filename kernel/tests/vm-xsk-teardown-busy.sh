@@ -1,0 +1,54 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# vm-xsk-teardown-busy.sh <xskxceiver directory>
+#
+# Reproduces an open layer c defect (kernel/README.md, "The kernel's own
+# AF_XDP suite"): in zero-copy mode with busy polling, xskxceiver's
+# TEARDOWN fails now and then, and the veth pair then carries nothing in
+# zero-copy mode for any later socket, busy polling or not, until it is
+# deleted. On one pair as test_xsk.sh sets it up for busy polling:
+# SEND_RECEIVE, UMEM_HEADROOM, TEARDOWN, BIDIRECTIONAL, SEND_RECEIVE twice
+# (busy), SEND_RECEIVE plain; then four times TEARDOWN and SEND_RECEIVE on
+# a fresh pair. Prints each result with the programs attached and veth's
+# drop counters. Not a test (no verdict): for the VM, by hand:
+#   kernel/vm-run.sh kernel/tests/vm-xsk-teardown-busy.sh \
+#       $AFXDP_KERNEL_CACHE/xsk-suite/<key>-<suite key>
+
+set -u
+cd "${1:?usage: $0 <xskxceiver directory>}" || exit 1
+v0=xskt0
+v1=xskt1
+up() {
+	ip link del "$v0" 2>/dev/null
+	ip link add "$v0" numtxqueues 4 numrxqueues 4 type veth peer name "$v1" \
+		numtxqueues 4 numrxqueues 4 || exit 1
+	for v in "$v0" "$v1"; do
+		echo 2 >"/sys/class/net/$v/napi_defer_hard_irqs"
+		echo 200000 >"/sys/class/net/$v/gro_flush_timeout"
+	done
+	ip link set "$v1" up && ip link set "$v0" up
+}
+state() {
+	echo "  programs: $(ip -o link show "$v0" | grep -o 'prog/xdp id [0-9]*') /" \
+		"$(ip -o link show "$v1" | grep -o 'prog/xdp id [0-9]*');" \
+		"drops: $v0 tx $(cat "/sys/class/net/$v0/statistics/tx_dropped")," \
+		"$v1 rx $(cat "/sys/class/net/$v1/statistics/rx_dropped")"
+}
+run() {
+	echo "xskxceiver -m zc $*: $(timeout 120 ./xskxceiver -i "$v0" -i "$v1" -m zc "$@" 2>&1 |
+		grep -E '^(not )?ok 1' | cut -c1-48)"
+}
+up
+for t in 0 12 13 14 0 0; do
+	run -b -t "$t"
+	state
+done
+run -t 0
+state
+for _ in 1 2 3 4; do
+	up
+	run -b -t 13
+	run -b -t 0
+done
+ip link del "$v0"
