@@ -3,7 +3,10 @@
 
 Ours, with ip(8), not pyroute2's: every command is logged and can be re-run
 by hand, and pyroute2's NetNS forks a helper process per namespace that an
-interrupted test would leave behind.
+interrupted test would leave behind. Sysctls are the exception: read and
+written from a thread that entered the namespace (Netns.sysctl), not by two
+processes each (`ip netns exec` and sysctl(8)), which under the VM's
+emulated CPU cost seconds a topology.
 
     with Topology() as topo:
         dut = topo.netns("dut")
@@ -141,9 +144,30 @@ class Netns:
                            % cp.stderr.strip())
         self._undo = cleanup.push("netns %s" % self.name, self._destroy)
         # Off before any interface exists; every new interface inherits it.
-        self.exec(["sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1",
-                   "net.ipv6.conf.default.disable_ipv6=1"])
+        self.sysctl("net.ipv6.conf.all.disable_ipv6", 1)
+        self.sysctl("net.ipv6.conf.default.disable_ipv6", 1)
         env.run(["ip", "-n", self.name, "link", "set", "dev", "lo", "up"])
+
+    def sysctl(self, name, value=None):
+        """Read (value None) or write the namespace's sysctl `name`, as
+        `ip netns exec NS sysctl -n name` or `sysctl -w name=value` would,
+        without starting two processes (each most of a second under the VM's
+        emulated CPU): /proc/sys/net is the namespace of the thread opening it."""
+        path = "/proc/sys/" + name.replace(".", "/")
+
+        def body():
+            if value is None:
+                with open(path) as f:
+                    return f.read().strip()
+            with open(path, "w") as f:
+                f.write(str(value))
+            return None
+
+        try:
+            return env.in_netns(self.name, body)
+        except OSError as e:
+            raise env.HarnessError("sysctl %s%s in netns %s: %s" % (
+                name, "" if value is None else "=%s" % value, self.name, e)) from None
 
     def pids(self):
         cp = env.run(["ip", "netns", "pids", self.name], check=False)
@@ -220,10 +244,9 @@ class Topology:
         ns_a.ifaces.append(a)
         ns_b.ifaces.append(b)
         for ifc in (a, b):
-            path = "net.ipv6.conf.%s.disable_ipv6" % ifc.name
-            val = ifc.ns.exec(["sysctl", "-n", path]).stdout.strip()
-            if val != "1":
-                ifc.ns.exec(["sysctl", "-qw", path + "=1"])
+            name = "net.ipv6.conf.%s.disable_ipv6" % ifc.name
+            if ifc.ns.sysctl(name) != "1":
+                ifc.ns.sysctl(name, 1)
             if up:
                 ifc.set_up()
         return a, b

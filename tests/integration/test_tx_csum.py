@@ -317,7 +317,7 @@ def main(t):
         h0, h1 = hs[4], hs[6]
         # The topology turns IPv6 off everywhere; on for the hosts' ends.
         for h, addr in ((h0, ADDR6_A), (h1, ADDR6_B)):
-            h.ns.exec(["sysctl", "-qw", "net.ipv6.conf.%s.disable_ipv6=0" % h.name])
+            h.ns.sysctl("net.ipv6.conf.%s.disable_ipv6" % h.name, 0)
             h.ip("-6", "addr", "add", "%s/64" % addr, "dev", h.name, "nodad")
         # The last: complete checksums in, so only rte_eth_tx_prepare()'s
         # seed makes the kernel's sum right (the hosts' seed would do it in
