@@ -3,7 +3,7 @@
 #
 # debug-run.sh [--parts rx,zc,xsk] [--rx-modes drv,skb,zc] [--xsk-modes skb,zc]
 #              [--zc-tests NAME,...] [--build DIR] [--results DIR]
-#              [--layers L | --unpatched] [--kmemleak]
+#              [--layers L | --unpatched] [--kernel BZIMAGE] [--kmemleak]
 #
 # The series' tests on the debug image (build.sh --debug: lockdep,
 # PROVE_RCU, DEBUG_ATOMIC_SLEEP, KASAN, DEBUG_NET), each part in boots of
@@ -22,7 +22,9 @@
 #        <debug image> --modes <xsk-modes>), one boot
 #
 # Builds the debug image first if it is not cached (build.sh --debug, with
-# --layers or --unpatched as given: 15-45 minutes on this machine). The
+# --layers or --unpatched as given: 15-45 minutes on this machine), unless
+# --kernel names the image to boot (one built by other means; xskxceiver is
+# still that of the layers named). The
 # guest gets 3 GB (KASAN's shadow is an eighth of it) and long deadlines:
 # under TCG the debug kernel's network paths run several times slower.
 # --kmemleak boots with kmemleak on and scans after each job (vm-run.sh
@@ -43,6 +45,7 @@ build_dir=$(dirname "$KERNEL_DIR")/build
 results=
 layer_args=()
 kmemleak=0
+image=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--parts) parts=$2; shift ;;
@@ -54,17 +57,22 @@ while [ $# -gt 0 ]; do
 	--layers) layer_args=(--layers "$2"); shift ;;
 	--unpatched) layer_args=(--unpatched) ;;
 	--kmemleak) kmemleak=1 ;;
-	-h | --help) sed -n '3,34p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	--kernel) image=$(readlink -f "$2"); shift ;;
+	-h | --help) sed -n '3,36p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) die "unknown argument '$1' (see --help)" ;;
 	esac
 	shift
 done
 
 # --- the image ----------------------------------------------------------------
-image=$("$KERNEL_DIR/build.sh" --debug "${layer_args[@]}" | tee /dev/stderr | tail -n 1)
-[ -f "$image" ] || die "no debug image (kernel/build.sh --debug ${layer_args[*]} failed)"
+if [ -z "$image" ]; then
+	image=$("$KERNEL_DIR/build.sh" --debug "${layer_args[@]}" | tee /dev/stderr | tail -n 1)
+	[ -f "$image" ] || die "no debug image (kernel/build.sh --debug ${layer_args[*]} failed)"
+fi
+[ -f "$image" ] || die "no image $image"
 echo "debug-run.sh: $image"
-sed 's/^/debug-run.sh:   /' "$(dirname "$image")/info" | grep -E 'layers|flavour|built'
+[ ! -f "$(dirname "$image")/info" ] ||
+	sed 's/^/debug-run.sh:   /' "$(dirname "$image")/info" | grep -E 'layers|flavour|built'
 
 [ -n "$results" ] || results=$KERNEL_CACHE/debug-run/$(date -u +%Y%m%dT%H%M%SZ)
 mkdir -p "$results"
