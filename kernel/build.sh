@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
 #
-# build.sh [--layers <layer> | --unpatched] [--force] [--keep-tree]
+# build.sh [--layers <layer> | --unpatched] [--debug] [--force] [--keep-tree]
 #
 # Build the patched test kernel and cache it: Debian's linux-source-6.12,
 # the layers of the series in kernel/patches/ (in the order of
@@ -20,6 +20,12 @@
 #                vm-run.sh boots (AFXDP_VM_KERNEL=<its bzImage> does)
 #   --unpatched  the same source and configuration without the series: the
 #                measurement's baseline, cached the same way (no selftest)
+#   --debug      the debug image: kernel/config-debug.fragment on top of
+#                config.fragment (lockdep, PROVE_RCU, KASAN, DEBUG_NET,
+#                kmemleak when asked for at boot), cached under a key that
+#                also hashes that fragment (the other images' keys do not
+#                change); with --layers or --unpatched too. Not for
+#                measuring; kernel/debug-run.sh runs the tests on it
 #   --force      rebuild even if the image is cached
 #   --keep-tree  keep the unpacked, built source tree (~3 GB) for inspection
 #
@@ -47,9 +53,10 @@ while [ $# -gt 0 ]; do
 		;;
 	--layers=*) top=${arg#--layers=} ;;
 	--unpatched) top=none ;;
+	--debug) KERNEL_DEBUG=1 ;;
 	--force) force=1 ;;
 	--keep-tree) keep_tree=1 ;;
-	-h | --help) sed -n '3,30p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) sed -n '3,36p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) die "unknown argument '$arg' (see --help)" ;;
 	esac
 done
@@ -103,6 +110,11 @@ else
 	key=$(kernel_key "$version" none)
 	what="unpatched"
 fi
+fragments=("$KERNEL_DIR/config.fragment")
+if [ "$KERNEL_DEBUG" = 1 ]; then
+	fragments+=("$KERNEL_DIR/config-debug.fragment")
+	what="$what, debug"
+fi
 has_layer() {
 	printf '%s\n' "${layers[@]}" | grep -q "^$1-"
 }
@@ -154,10 +166,10 @@ done
 kmake() {
 	nice -n 10 make -C "$src" O="$out" ARCH=x86_64 "$@"
 }
-echo "build.sh: tinyconfig + $(basename "$KERNEL_DIR")/config.fragment"
+echo "build.sh: tinyconfig +$(printf ' %s' "${fragments[@]#"$KERNEL_DIR"/}")"
 {
 	kmake tinyconfig
-	"$src/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" "$KERNEL_DIR/config.fragment"
+	"$src/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" "${fragments[@]}"
 	kmake olddefconfig
 } >>"$log" 2>&1 || { tail -n 20 "$log" >&2; die "configuration failed (log: $log)"; }
 
@@ -175,7 +187,7 @@ while IFS= read -r line; do
 		grep -qE "^$opt=(y|m)$" "$out/.config" && dropped+=("$line")
 		;;
 	esac
-done <"$KERNEL_DIR/config.fragment"
+done < <(cat "${fragments[@]}")
 if [ ${#dropped[@]} -gt 0 ]; then
 	printf '  %s\n' "${dropped[@]}" >&2
 	die "these fragment options did not survive olddefconfig (unmet dependencies?)"
@@ -225,6 +237,7 @@ cp "$log" "$tmp/build.log"
 {
 	echo "source: $KERNEL_SRC_PKG $version"
 	echo "layers: ${layers[*]:-none (unpatched)}"
+	[ "$KERNEL_DEBUG" = 0 ] || echo "flavour: debug (config-debug.fragment)"
 	echo "patches:"
 	for p in "${patches[@]}"; do echo "  ${p#"$KERNEL_DIR"/patches/}"; done
 	echo "built: $(date -u +%Y-%m-%dT%H:%M:%SZ) in $(( $(date +%s) - started )) s with make -j$jobs"

@@ -20,6 +20,11 @@ KERNEL_RECIPE=2
 
 KERNEL_CACHE=${AFXDP_KERNEL_CACHE:-/var/cache/af-xdp-direct/kernel}
 
+# 1: the debug flavour (build.sh --debug sets it): config-debug.fragment on top of
+# config.fragment, in the key too. 0 (the default) leaves the key exactly
+# what it was before the flavour existed, so the cached images stay valid.
+KERNEL_DEBUG=0
+
 die() {
 	echo "$(basename "$0"): error: $*" >&2
 	exit 1
@@ -89,6 +94,10 @@ kernel_key() {
 		echo "source $KERNEL_SRC_PKG $version"
 		echo "fragment"
 		cat "$KERNEL_DIR/config.fragment"
+		if [ "$KERNEL_DEBUG" = 1 ]; then
+			echo "debug fragment"
+			cat "$KERNEL_DIR/config-debug.fragment"
+		fi
 		[ ${#layers[@]} -gt 0 ] || echo "unpatched"
 		for p in $([ ${#layers[@]} -eq 0 ] || kernel_patches "${layers[@]}"); do
 			echo "patch ${p#"$KERNEL_DIR"/patches/}"

@@ -71,12 +71,26 @@ ip link set lo up
 /bin/bash "$share/job.sh" </dev/null >/dev/console 2>&1
 rc=$?
 
-# A kernel warning or BUG during the job fails it, unless allowed.
+# kmemleak, when the kernel was booted with it on (vm-run.sh
+# AFXDP_VM_KMEMLEAK=1): one scan now that the job is over, which logs how
+# many new leaks it suspects; its report goes to the results.
+if grep -qw kmemleak=on /proc/cmdline; then
+	mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+	if echo scan >/sys/kernel/debug/kmemleak; then
+		cat /sys/kernel/debug/kmemleak >"$AFXDP_VM_RESULTS/kmemleak.txt"
+	fi
+fi
+
+# A kernel warning, BUG, lockdep or KASAN report during the job fails it,
+# unless allowed: the expressions of kernel-problems.ere, next to this
+# script (which the kernel runs by its path on the host's root).
 dmesg >"$AFXDP_VM_RESULTS/dmesg.txt" 2>/dev/null
-if grep -qE 'WARNING: CPU|BUG:|Call Trace' "$AFXDP_VM_RESULTS/dmesg.txt"; then
+problems=$(sed -e '/^#/d' -e '/^$/d' "$(dirname "$0")/kernel-problems.ere" | paste -sd'|')
+[ -n "$problems" ] || problems='WARNING: CPU|BUG:|Call Trace'
+if grep -qE "$problems" "$AFXDP_VM_RESULTS/dmesg.txt"; then
 	{
 		echo "vm-init: the kernel reported a problem during the job:"
-		grep -E -A12 'WARNING: CPU|BUG:' "$AFXDP_VM_RESULTS/dmesg.txt"
+		grep -E -B3 -A12 "$problems" "$AFXDP_VM_RESULTS/dmesg.txt" | head -n 200
 	} >/dev/console
 	if [ "$rc" = 0 ] && [ "${AFXDP_VM_ALLOW_KERNEL_WARN:-0}" != 1 ]; then
 		rc=1

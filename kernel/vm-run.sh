@@ -56,6 +56,11 @@
 #                       host thread runs the vCPUs in turn: slower, but no
 #                       vCPU ever runs code another is patching)
 #   AFXDP_VM_APPEND     kernel parameters added to the command line
+#   AFXDP_VM_KMEMLEAK=1  boot with kmemleak=on (an image built with kmemleak,
+#                       build.sh --debug): the guest scans for leaks after the
+#                       job, before the kernel log is judged (a leak found
+#                       is then a problem like a WARNING), and leaves the
+#                       report in kmemleak.txt in the results
 #   AFXDP_VM_ICOUNT     run with -icount shift=<value> (single-threaded TCG):
 #                       guest time then counts guest instructions (2^shift ns
 #                       each) instead of following the host's clock, which
@@ -201,6 +206,7 @@ init=$KERNEL_DIR/vm-init.sh
 cmdline="console=ttyS0 root=hostroot rootfstype=9p"
 cmdline+=" rootflags=trans=virtio,version=9p2000.L,msize=262144,cache=loose ro"
 cmdline+=" init=$init panic=-1 oops=panic loglevel=4 quiet"
+[ "${AFXDP_VM_KMEMLEAK:-0}" = 1 ] && cmdline+=" kmemleak=on"
 cmdline+="${AFXDP_VM_APPEND:+ $AFXDP_VM_APPEND}"
 
 # What the console shows of the guest: all of it; for a TAP job, the

@@ -45,7 +45,18 @@ import threading
 import time
 import traceback
 
-KERNEL_PROBLEM = re.compile(r"WARNING: CPU|BUG:|Call Trace")
+
+def kernel_problems(path=os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                      "..", "..", "kernel", "kernel-problems.ere")):
+    """What in the kernel's log fails a test: the expressions kernel/vm-init.sh
+    fails a whole job on (WARN, BUG, lockdep, PROVE_RCU, KASAN, UBSAN,
+    kmemleak), joined as it joins them."""
+    with open(path) as f:
+        lines = [l.rstrip("\n") for l in f]
+    return re.compile("|".join(l for l in lines if l and not l.startswith("#")))
+
+
+KERNEL_PROBLEM = kernel_problems()
 SKIP = 77
 
 
