@@ -3,8 +3,9 @@
 #
 # vm-xsk-teardown-busy.sh <xskxceiver directory>
 #
-# Reproduces an open layer c defect (kernel/README.md, "The kernel's own
-# AF_XDP suite"): in zero-copy mode with busy polling, xskxceiver's
+# Reproduces an open defect (kernel/README.md, "The kernel's own AF_XDP
+# suite": the core's busy-poll stop can leave veth's queue idle with its
+# notifications masked): in zero-copy mode with busy polling, xskxceiver's
 # TEARDOWN fails now and then, and the veth pair then carries nothing for
 # any later socket, zero-copy or copy (drv), busy polling or not, until the
 # program of the receiving veth is detached or the pair deleted (about 1
