@@ -92,24 +92,11 @@ in_list() {
 }
 has_busy() { in_list "$busy_modes" "$1"; }
 
-# A veth pair as test_xsk.sh's setup_vethPairs() makes it; $1: busy polling
+# The pair the tests run on (xsk-veth.sh); $1: busy polling
+. "$(dirname "$(readlink -f "$0")")/xsk-veth.sh"
 veth0=xskx0
 veth1=xskx1
-veth_up() {
-	ip link del "$veth0" 2>/dev/null
-	ip link add "$veth0" numtxqueues 4 numrxqueues 4 type veth peer name "$veth1" \
-		numtxqueues 4 numrxqueues 4 || return 1
-	echo 1 >"/proc/sys/net/ipv6/conf/$veth0/disable_ipv6" 2>/dev/null
-	echo 1 >"/proc/sys/net/ipv6/conf/$veth1/disable_ipv6" 2>/dev/null
-	if [ "$1" = 1 ]; then
-		for v in "$veth0" "$veth1"; do
-			echo 2 >"/sys/class/net/$v/napi_defer_hard_irqs"
-			echo 200000 >"/sys/class/net/$v/gro_flush_timeout"
-		done
-	fi
-	ip link set "$veth1" mtu 1500 && ip link set "$veth0" mtu 1500 &&
-		ip link set "$veth1" up && ip link set "$veth0" up
-}
+veth_up() { xsk_veth_pair "$veth0" "$veth1" "$1"; }
 
 if [ -n "$tap" ]; then
 	planned=0

@@ -24,19 +24,8 @@ set -u
 cd "${1:?usage: $0 <xskxceiver directory>}" || exit 1
 v0=xskt0
 v1=xskt1
-up() {
-	ip link del "$v0" 2>/dev/null
-	ip link add "$v0" numtxqueues 4 numrxqueues 4 type veth peer name "$v1" \
-		numtxqueues 4 numrxqueues 4 || exit 1
-	for v in "$v0" "$v1"; do
-		# as test_xsk.sh: no IPv6, whose MLD reports would reach the
-		# socket through the program and fail the test by themselves
-		echo 1 >"/proc/sys/net/ipv6/conf/$v/disable_ipv6" 2>/dev/null
-		echo 2 >"/sys/class/net/$v/napi_defer_hard_irqs"
-		echo 200000 >"/sys/class/net/$v/gro_flush_timeout"
-	done
-	ip link set "$v1" up && ip link set "$v0" up
-}
+. "$(dirname "$(readlink -f "$0")")/xsk-veth.sh"
+up() { xsk_veth_pair "$v0" "$v1" 1 || exit 1; }
 state() {
 	echo "  programs: $(ip -o link show "$v0" | grep -o 'prog/xdp id [0-9]*') /" \
 		"$(ip -o link show "$v1" | grep -o 'prog/xdp id [0-9]*');" \
