@@ -90,7 +90,7 @@ def selected(spec):
     """The rows to run, in the order given (a row may come twice), or all."""
     if not spec:
         return icount.ROWS
-    known = {icount.row_name(*r): r for r in icount.ROWS}
+    known = {icount.row_name(*r): r for r in icount.ROWS + icount.EXTRA_ROWS}
     want = [w.strip() for w in spec.split(",") if w.strip()]
     unknown = [w for w in want if w not in known]
     if unknown:
@@ -121,7 +121,9 @@ def summarize(rounds_rows):
     for name, d in by.items():
         runs = d.get("runs", [])
         s = {"errors": d.get("errors", []), "runs": len(runs)}
-        for k in ("gen_ipf", "dut_ipf", "ipf", "rx_ipf", "net_rx_elsewhere", "rx_empty_pct"):
+        for k in ("gen_ipf", "dut_ipf", "ipf", "rx_ipf", "net_rx_elsewhere", "rx_empty_pct",
+                  "sent", "delivered", "veth_dropped", "testpmd_dropped", "left",
+                  "dut_ipf_offered"):
             vals = [r[k] for r in runs if r.get(k) is not None]
             if vals:
                 s[k] = statistics.median(vals)
@@ -140,7 +142,9 @@ def table(summary, rows):
     for config, variant in dict.fromkeys(rows):
         name = icount.row_name(config, variant)
         s = summary.get(name, {})
-        what = icount.VARIANTS[variant]["what"] if variant else scenario.CONFIGS[config]["what"]
+        what = icount.VARIANTS[variant]["what"] if variant else icount.config_of(config)["what"]
+        if variant and icount.config_of(config).get("slow_peer"):
+            what = "%s; %s" % (icount.config_of(config)["what"], what)
         if "ipf" not in s:
             lines.append("| %s | %s | - | - | not measured: %s | - | - | - | - |" % (
                 name, what, "; ".join(s.get("errors") or ["not run"])))
@@ -152,6 +156,33 @@ def table(summary, rows):
             name, what, s["gen_ipf"], s["dut_ipf"], s["ipf"], rx, vs, s["ipf_spread"],
             s.get("net_rx_elsewhere", float("nan"))))
     return "\n".join(lines)
+
+
+def slow_table(summary, rows, ref=None):
+    """The slow-peer rows: where the frames went, and the DUT's instructions
+    per frame delivered and per frame offered; with `ref` (the unpatched
+    kernel's summary, kernel/bench.sh --baseline-too) its row of the same
+    name first."""
+    lines = ["| row | kernel | offered | delivered | dropped by veth (ring full) "
+             "| dropped by testpmd (Tx ring full) | left in the Tx ring (window's change) "
+             "| DUT polls / frame delivered | DUT polls / frame offered | rounds apart |",
+             "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    for config, variant in dict.fromkeys(rows):
+        if not icount.config_of(config).get("slow_peer"):
+            continue
+        name = icount.row_name(config, variant)
+        for kernel, summ in (("baseline", ref), ("patched" if ref else "this one", summary)):
+            s = (summ or {}).get(name, {})
+            if summ is None or "dut_ipf" not in s:
+                if summ is not None:
+                    lines.append("| %s | %s | not measured: %s |" % (
+                        name, kernel, "; ".join(s.get("errors") or ["not run"])))
+                continue
+            lines.append("| %s | %s | %.0f | %.0f | %.0f | %.0f | %.0f | **%.1f** | %.1f | %.2f%% |"
+                         % (name, kernel, s["sent"], s["delivered"], s["veth_dropped"],
+                            s["testpmd_dropped"], s["left"], s["dut_ipf"],
+                            s["dut_ipf_offered"], s["dut_ipf_spread"]))
+    return "\n".join(lines) if len(lines) > 2 else ""
 
 
 def targets(summary):
@@ -227,6 +258,7 @@ def main(argv):
         json.dump(rounds_rows, f, indent=1, sort_keys=True)
     summary = summarize(rounds_rows)
     shown = rows
+    ref = None
     if a.reference:
         # the (a) rows of the unpatched kernel's run, with its own xdp-drop
         with open(a.reference) as f:
@@ -235,11 +267,17 @@ def main(argv):
             name = icount.row_name(*r)
             if r[1] == "a" and name in ref:
                 summary[name] = ref[name]
-        shown = [r for r in icount.ROWS if r in rows or icount.row_name(*r) in ref and r[1] == "a"]
+        shown = [r for r in icount.ROWS + icount.EXTRA_ROWS
+                 if r in rows or icount.row_name(*r) in ref and r[1] == "a"]
         print("\n# (a) rows: the unpatched kernel's run (%s)" % a.reference)
     print("\n# medians over %d round(s), %d-byte frames; instructions = guest ns under "
           "-icount shift=0" % (len(rounds_rows), a.size))
     print(table(summary, shown))
+    slow = slow_table(summary, rows, ref)
+    if slow:
+        print("\n# the slow peer: medians per %d-cycle window (%d frames offered); the "
+              "baseline kernel's from its run (--reference)" % (a.cycles, a.cycles * a.cycle))
+        print(slow)
     print("\n# targets (reported, not asserted)")
     print(targets(summary))
     if failed:

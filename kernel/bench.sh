@@ -4,7 +4,8 @@
 # bench.sh [--rounds R] [--seconds S] [--wallclock] [--zero-copy]
 #          [--kernel BZIMAGE] [--baseline BZIMAGE] [--out DIR]
 # bench.sh --testpmd [--rounds R] [--cycles N] [--rows LIST] [--same-veths] [--size B]
-#          [--build DIR] [--kernel BZIMAGE] [--baseline BZIMAGE] [--out DIR]
+#          [--baseline-too] [--build DIR] [--kernel BZIMAGE] [--baseline BZIMAGE]
+#          [--out DIR]
 #
 # The measurement (not a test): in the VM, on a veth pair, with a kernel-side
 # generator (BPF_PROG_RUN live frames), the receive cost of AF_XDP with
@@ -32,6 +33,19 @@
 # xdp-drop); --same-veths runs all rows on one topology instead of veths
 # per row (as testpmd restarted on the same veths); --size B sends frames of
 # B bytes (without FCS, 60..1514; default 64).
+# Rows io-slow (b) and io-slow-wmem (b) (not in the default rows) are io
+# with a slow peer: the far end's NAPI drains its veth ring only at its
+# timer, once per tick (napi_defer_hard_irqs, gro_flush_timeout), so the
+# DUT's transmit meets a full peer: the socket's send buffer holds the
+# frames back (io-slow), or, with 4 MB send buffers (io-slow-wmem), the
+# peer's ring fills and veth drops; their table gives the frames
+# delivered, dropped by veth, dropped by testpmd and left in the Tx ring,
+# and the DUT's instructions per frame delivered and offered.
+# --baseline-too runs the rows other than (a) on
+# the baseline kernel too (the unpatched build, or --baseline BZIMAGE: a
+# kernel without the batched copy-mode transmit), in that kernel's boot,
+# and the slow-peer table shows both kernels' rows:
+#   bench.sh --testpmd --rows 'io-slow (b),io-slow-wmem (b)' --baseline-too
 # It needs the project built in DIR (default ./build: the plugin,
 # afxdp-gen, bench-xdp). --kernel boots BZIMAGE instead of the cached
 # image of kernel/patches (AFXDP_VM_KERNEL) for the patched runs;
@@ -62,6 +76,7 @@ cycles=
 rows=
 same_veths=()
 size=
+baseline_too=0
 build=$(dirname "$KERNEL_DIR")/build
 kernel=${AFXDP_VM_KERNEL:-}
 baseline=
@@ -78,10 +93,11 @@ while [ $# -gt 0 ]; do
 	--rows) rows=$2; shift ;;
 	--same-veths) same_veths=(--same-veths) ;;
 	--size) size=$2; shift ;;
+	--baseline-too) baseline_too=1 ;;
 	--build) build=$(readlink -f "$2"); shift ;;
 	--kernel) kernel=$(readlink -f "$2"); shift ;;
 	--baseline) baseline=$(readlink -f "$2"); shift ;;
-	-h | --help) sed -n '3,50p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) sed -n '3,64p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) die "unknown argument '$1' (see --help)" ;;
 	esac
 	shift
@@ -131,6 +147,7 @@ if [ "$testpmd" = 1 ]; then
 		*) rows_p+=("$r") ;;
 		esac
 	done
+	[ "$baseline_too" = 0 ] || rows_a+=("${rows_p[@]}")
 	# the tests' library and the benchmark's; deadlines stretched for TCG
 	export PYTHONPATH=$top/python:$top/bench AFXDP_TIME_SCALE=8
 	# ~2 min of the host's time per testpmd row under -icount
@@ -139,7 +156,7 @@ if [ "$testpmd" = 1 ]; then
 	reference=()
 	if [ ${#rows_a[@]} -gt 0 ]; then
 		list=$(IFS=,; echo "xdp-drop,${rows_a[*]}")
-		echo "# unpatched kernel ($baseline): $list"
+		echo "# baseline kernel ($baseline): $list"
 		AFXDP_VM_KERNEL=$baseline AFXDP_VM_RESULTS_DIR=$out/unpatched \
 			"$KERNEL_DIR/vm-run.sh" /usr/bin/python3 "$top/bench/icount.py" \
 			"${args[@]}" --rows "$list" | tee "$out/icount-unpatched.txt"

@@ -61,9 +61,43 @@ VARIANTS = {
           "what": "ours, zero-copy, redirect=direct"},
 }
 
-# (configuration of scenario.CONFIGS, variant or None for the kernel's rows)
+# The slow peer (issue 24's backpressure rows): io forwarding as the io
+# rows, but the far end drains its veth ring only when its NAPI's timer
+# fires, once per tick (no high-resolution timers in the test kernel, HZ
+# 250: every 4 ms, 4 M instructions under -icount), never at the sender's
+# request: s0's NAPI defers for ever (napi_defer_hard_irqs at its maximum,
+# gro_flush_timeout set), so after its first poll veth's xmit no longer
+# schedules it (rx_notify_masked stays set) and only the timer polls it.
+# The DUT forwards more than that in a tick, so its transmit meets a full
+# peer. What stops it first: the socket's send buffer (sk_sndbuf, 212992
+# bytes by default, about 220 skbs of 64-byte frames in flight, 90 of
+# 1500-byte ones; those in the peer's ring are still charged), below the
+# ring's 256 entries: sendto() says EAGAIN and the frames stay in the Tx
+# ring (io-slow). With the default send buffer raised to 4 MB
+# (net.core.wmem_default, for the row only) the peer's ring fills first
+# and veth, without a qdisc, drops the frame it cannot queue, ending the
+# sendto() with EBUSY (io-slow-wmem). All on the DUT's CPU: deterministic
+# under -icount. The far end's drains run at ticks, mostly in the DUT's
+# empty polls, which are not counted. Not in the default rows.
+SLOW_PEER = {"napi_defer_hard_irqs": 2 ** 31 - 1, "gro_flush_timeout": 1000000}
+EXTRA_CONFIGS = {
+    "io-slow": dict(scenario.CONFIGS["io"], slow_peer=SLOW_PEER,
+                    what="testpmd io d0 -> d1, the far end drains once per tick (slow peer)"),
+    "io-slow-wmem": dict(scenario.CONFIGS["io"], slow_peer=SLOW_PEER, wmem_default=4194304,
+                         what="testpmd io d0 -> d1, the far end drains once per tick "
+                              "(slow peer), send buffers of 4 MB"),
+}
+
+# (configuration of scenario.CONFIGS or EXTRA_CONFIGS, variant or None for
+# the kernel's rows): the default rows, then those run only when asked for
 ROWS = [("xdp-drop", None)] + [(c, v) for c in ("rxonly", "io") for v in "abc"] + \
     [("xdp-redirect", None)]
+EXTRA_ROWS = [(c, v) for c in ("io-slow", "io-slow-wmem") for v in "abc"]
+
+
+def config_of(name):
+    """The configuration a row runs: scenario.CONFIGS or EXTRA_CONFIGS"""
+    return EXTRA_CONFIGS.get(name) or scenario.CONFIGS[name]
 
 
 def row_name(config, variant):
@@ -130,6 +164,9 @@ class IcountBench(scenario.Bench):
                     raise scenario.RunError("no forward statistics or busy cycles at stop")
                 busy_ns += c["total_cycles"] * 1000.0 / c["mhz"]
                 taken += fwd["ports"][0]["rx_packets"]
+                if 1 in fwd["ports"]:
+                    row["fwd_tx_dropped"] = row.get("fwd_tx_dropped", 0) + \
+                        fwd["ports"][1].get("tx_dropped", 0)
                 row["tsc_mhz"] = c["mhz"]
                 row["rx_empty_pct"] = fwd["ports"][0].get("rx_empty_pct")
         c1 = self._snap()
@@ -151,18 +188,36 @@ class IcountBench(scenario.Bench):
     def __exit__(self, *exc):
         return super().__exit__(*exc) if self.same_veths else False
 
+    def _slow_peer(self, knobs):
+        """s0's NAPI polled once per tick while it finds frames (SLOW_PEER)"""
+        for k, v in knobs.items():
+            path = "/sys/class/net/%s/%s" % (self.s0.name, k)
+            self.s0.ns.exec(["sh", "-c", "echo %d > %s" % (v, path)])
+            got = self.s0.ns.exec(["cat", path]).stdout.strip()
+            if got != str(v):
+                raise scenario.RunError("%s reads %s after writing %d" % (path, got, v))
+
     def measure(self, config, variant):
-        cfg = scenario.CONFIGS[config]
+        cfg = config_of(config)
         row = {"config": config, "variant": variant or "", "row": row_name(config, variant)}
         if not self.same_veths:
             self.net = topo.Topology()
         try:
             if not self.same_veths:
                 self._build()
-            if variant is None:
-                self._kernel_row(cfg, row)
-            else:
-                self._testpmd_row(config, cfg, variant, row)
+            if cfg.get("slow_peer"):
+                self._slow_peer(cfg["slow_peer"])
+            wmem = None
+            if cfg.get("wmem_default"):
+                wmem = set_wmem_default(cfg["wmem_default"])
+            try:
+                if variant is None:
+                    self._kernel_row(cfg, row)
+                else:
+                    self._testpmd_row(config, cfg, variant, row)
+            finally:
+                if wmem is not None:
+                    set_wmem_default(wmem)
         except (scenario.RunError, env.Failure, env.HarnessError, ValueError, KeyError) as e:
             row["error"] = str(e).splitlines()[0][:300]
             self.log("%s failed: %s" % (row["row"], e))
@@ -205,8 +260,10 @@ class IcountBench(scenario.Bench):
                 row["redirect"] = info["redirect"] or ""
                 self.log("%s: testpmd ready" % row["row"])
                 veth0 = {i.name: i.ethtool_stats() for i in (self.d0, self.d1)}
+                d1_dropped0 = self.d1.sysfs_stat("tx_dropped")
                 self._window(row, tp)
                 veth1 = {i.name: i.ethtool_stats() for i in (self.d0, self.d1)}
+                d1_dropped1 = self.d1.sysfs_stat("tx_dropped")
                 stats = tp.cmd("show port stats all")
                 xstats = dpdk_output.xstats(tp.cmd("show port xstats all"))
                 self.log("%s: measured" % row["row"])
@@ -215,6 +272,15 @@ class IcountBench(scenario.Bench):
         finally:
             self._save(item, tp.transcript)
         row["delivered"] = row["taken"] if cfg["fwd"] == "rxonly" else row["sink_rx"]
+        if cfg.get("slow_peer"):
+            # where the frames not delivered went: veth's drops at the full
+            # ring (d1's tx_dropped), testpmd's when the Tx ring had no
+            # room; the rest waits in the Tx ring (or its skb, lost nowhere)
+            row["slow_peer"] = True
+            row["veth_dropped"] = d1_dropped1 - d1_dropped0
+            row["testpmd_dropped"] = row.get("fwd_tx_dropped", 0)
+            row["left"] = row["sent"] - row["delivered"] - row["veth_dropped"] - \
+                row["testpmd_dropped"]
         # our driver's kernel calls and Tx copies, in the measured cycles
         for what in ("rx_q0_wakeups", "tx_q0_wakeups", "tx_q0_copies"):
             vals = [x[what] for x in xstats.values() if what in x]
@@ -229,10 +295,30 @@ class IcountBench(scenario.Bench):
                    suffix=".json")
 
 
+WMEM_DEFAULT = "/proc/sys/net/core/wmem_default"
+
+
+def set_wmem_default(value):
+    """net.core.wmem_default (the send buffer of sockets created after,
+    testpmd's AF_XDP sockets among them) set to `value`; returns the old one"""
+    with open(WMEM_DEFAULT) as f:
+        old = int(f.read())
+    with open(WMEM_DEFAULT, "w") as f:
+        f.write("%d\n" % value)
+    with open(WMEM_DEFAULT) as f:
+        if int(f.read()) != value:
+            raise scenario.RunError("%s did not take %d" % (WMEM_DEFAULT, value))
+    return old
+
+
 def finish(row):
     """The row's figures, and why not when frames were lost."""
     row["dut_ipf"] = row["dut_busy_ns"] / max(row["delivered"], 1)
     row["ipf"] = row["gen_ipf"] + row["dut_ipf"]
+    if row.get("slow_peer"):
+        # frames are lost by design: per frame delivered (above) and offered
+        row["dut_ipf_offered"] = row["dut_busy_ns"] / max(row["sent"], 1)
+        return
     if row["delivered"] != row["sent"]:
         row["error"] = "%d frames sent, %d delivered" % (
             row["sent"], row["delivered"])

@@ -409,5 +409,55 @@ class Schedule(unittest.TestCase):
         self.assertEqual([it["seq"] for it in items], list(range(1, len(items) + 1)))
 
 
+class IcountSlowPeer(unittest.TestCase):
+    """bench/icount.py's slow-peer rows: frames not delivered are no error,
+    and the table puts the baseline kernel's row beside the patched one's."""
+
+    def row(self, delivered, veth_dropped, testpmd_dropped):
+        from benchlib import icount
+        r = {"row": "io-slow (b)", "config": "io-slow", "sent": 4096, "delivered": delivered,
+             "gen_ipf": 870.0, "dut_busy_ns": 4096 * 400.0, "slow_peer": True,
+             "veth_dropped": veth_dropped, "testpmd_dropped": testpmd_dropped,
+             "left": 4096 - delivered - veth_dropped - testpmd_dropped}
+        icount.finish(r)
+        return r
+
+    def test_rows_known_not_default(self):
+        import importlib.util
+        from benchlib import icount
+        spec = importlib.util.spec_from_file_location("icount_main", os.path.join(
+            HERE, "..", "icount.py"))
+        main = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(main)
+        self.assertEqual(main.selected("io-slow (b),io-slow-wmem (b)"),
+                         [("io-slow", "b"), ("io-slow-wmem", "b")])
+        self.assertNotIn(("io-slow", "b"), main.selected(""))
+        self.assertTrue(icount.config_of("io-slow")["slow_peer"])
+        self.assertEqual(icount.config_of("io-slow-wmem")["wmem_default"], 4194304)
+        self.assertNotIn("slow_peer", icount.config_of("io"))
+        self.main = main
+
+    def test_frames_lost_are_figures_not_errors(self):
+        r = self.row(1024, 0, 2560)
+        self.assertNotIn("error", r)
+        self.assertEqual(r["left"], 512)
+        self.assertAlmostEqual(r["dut_ipf"], 1600.0)          # per frame delivered
+        self.assertAlmostEqual(r["dut_ipf_offered"], 400.0)   # per frame offered
+
+    def test_table_both_kernels(self):
+        self.test_rows_known_not_default()
+        base = self.main.summarize([[self.row(1024, 0, 2560)], [self.row(1024, 0, 2560)]])
+        patched = self.main.summarize([[self.row(2048, 16, 1024)], [self.row(2048, 16, 1024)]])
+        lines = self.main.slow_table(patched, [("io-slow", "b")], base).splitlines()
+        self.assertEqual(len(lines), 4)
+        self.assertEqual([c.strip() for c in lines[2].split("|")[1:8]],
+                         ["io-slow (b)", "baseline", "4096", "1024", "0", "2560", "512"])
+        self.assertEqual([c.strip() for c in lines[3].split("|")[1:10]],
+                         ["io-slow (b)", "patched", "4096", "2048", "16", "1024", "1008",
+                          "**800.0**", "400.0"])
+        # no slow-peer row asked: no table
+        self.assertEqual(self.main.slow_table(patched, [("io", "b")], base), "")
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)
