@@ -37,6 +37,40 @@
 
 #define POOL_SIZE 2048
 
+/*
+ * A socket descriptor that stands for copy mode's kernel behind a full
+ * device queue: each sendto() on it takes the next Tx descriptor, drops it
+ * and completes it, and says EBUSY (xsk_generic_xmit()'s NET_XMIT_DROP).
+ * sendto() is wrapped at link time (tests/unit/meson.build); any other
+ * descriptor gets the real call.
+ */
+#define DROPPING_DEVICE_FD 1000
+static struct sim_ring *dropping_tx, *dropping_comp;
+
+ssize_t __real_sendto(int fd, const void *buf, size_t len, int flags,
+		      const struct sockaddr *to, socklen_t tolen);
+ssize_t __wrap_sendto(int fd, const void *buf, size_t len, int flags,
+		      const struct sockaddr *to, socklen_t tolen);
+
+ssize_t
+__wrap_sendto(int fd, const void *buf, size_t len, int flags,
+	      const struct sockaddr *to, socklen_t tolen)
+{
+	struct sim_ring *tx = dropping_tx, *comp = dropping_comp;
+
+	if (fd != DROPPING_DEVICE_FD)
+		return __real_sendto(fd, buf, len, flags, to, tolen);
+	if (tx->consumer != tx->producer) {
+		struct xdp_desc *d = &((struct xdp_desc *)tx->entries)[tx->consumer & (tx->size - 1)];
+
+		((uint64_t *)comp->entries)[comp->producer & (comp->size - 1)] = d->addr;
+		comp->producer++;
+		tx->consumer++;
+	}
+	errno = EBUSY;
+	return -1;
+}
+
 struct tx_env {
 	struct rte_mempool *umem_pool, *other_pool;
 	struct af_xdp_umem_layout layout;
@@ -506,11 +540,28 @@ test_kick_failures(void)
 	CHECK_EQ(e.txq.stats.kick_errors, 1);
 	CHECK_EQ(e.txq.stats.kick_stalls, 2);
 
+	/*
+	 * EBUSY: the device dropped (and completed) the frame it was given.
+	 * One kick, not one per frame waiting: each would drop the next.
+	 */
+	dropping_tx = &e.tx;
+	dropping_comp = &e.comp;
+	sim_kernel_transmit(&e.tx, &e.comp, NULL, 0);
+	af_xdp_txq_drain(&e.txq);
+	e.txq.fd = DROPPING_DEVICE_FD;
+	CHECK_EQ(af_xdp_tx_burst(&e.txq, bufs + 2, 2), 2);
+	CHECK_EQ(e.txq.stats.kick_busy, 2);
+	CHECK_EQ(e.txq.stats.kick_stalls, 3);
+	CHECK_EQ(af_xdp_ring_pending(&e.txq.tx), 1);
+	e.txq.fd = -1;
+	bufs[2] = frame(e.umem_pool, 64, 0);
+	bufs[3] = frame(e.umem_pool, 64, 0);
+
 	/* The kernel took them: nothing waits, no stall. */
 	sim_kernel_transmit(&e.tx, &e.comp, NULL, 0);
 	e.tx.flags = 0;
 	CHECK_EQ(af_xdp_tx_burst(&e.txq, bufs + 2, 2), 2);
-	CHECK_EQ(e.txq.stats.kick_stalls, 2);
+	CHECK_EQ(e.txq.stats.kick_stalls, 3);
 	sim_kernel_transmit(&e.tx, &e.comp, NULL, 0);
 	af_xdp_txq_drain(&e.txq);
 	CHECK_EQ(e.txq.outstanding, 0);

@@ -270,6 +270,13 @@ put_frame_slow(struct af_xdp_tx_queue *txq, struct rte_mbuf *m, uint32_t queued,
  * failure leaves its frames for the next burst's kick, however late that
  * comes: counted (kick_busy, kick_errors, kick_stalls), so that a frame
  * seen late or lost says whether it waited here.
+ *
+ * EAGAIN (the completion ring is full, or the device asked for a retry)
+ * is worth another kick once completions are drained.  EBUSY is not: in
+ * copy mode it says the device dropped the frame it was given (its queue
+ * full, NET_XMIT_DROP) and completed it; the next kick would only drop
+ * the next frame.  The frames stay in the ring for the next burst, which
+ * is the application's backpressure (a full Tx ring), as on a NIC.
  */
 static void
 tx_wakeup(struct af_xdp_tx_queue *txq)
@@ -280,16 +287,17 @@ tx_wakeup(struct af_xdp_tx_queue *txq)
 		txq->stats.wakeups++;
 		if (sendto(txq->fd, NULL, 0, MSG_DONTWAIT, NULL, 0) < 0) {
 			/*
-			 * EAGAIN/EBUSY: the completion ring is full or the
-			 * device is busy; ENOBUFS/ENETDOWN: nothing to do now.
+			 * ENOBUFS/ENETDOWN and the like: nothing to do now.
 			 * Frames stay in the ring for the next burst.
 			 */
-			if (errno != EAGAIN && errno != EBUSY) {
+			int busy = errno;
+
+			if (busy != EAGAIN && busy != EBUSY) {
 				txq->stats.kick_errors++;
 				break;
 			}
 			txq->stats.kick_busy++;
-			if (af_xdp_txq_drain(txq) == 0)
+			if (af_xdp_txq_drain(txq) == 0 || busy == EBUSY)
 				break;
 		}
 	} while (af_xdp_ring_needs_wakeup(&txq->tx) &&
