@@ -14,6 +14,7 @@
  * how the kernel behaves (the integration tests are).
  */
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -137,6 +138,27 @@ sim_kernel_keep(struct sim_ring *fill, uint32_t n)
 	return i;
 }
 
+/*
+ * Kernel transmit of one frame: the next Tx descriptor consumed and
+ * completed (sent or dropped), copied to *sent when not NULL.  False when
+ * the Tx ring is empty or the completion ring full.
+ */
+static inline bool
+sim_kernel_complete_one(struct sim_ring *tx, struct sim_ring *comp, struct xdp_desc *sent)
+{
+	struct xdp_desc *d;
+
+	if (tx->consumer == tx->producer || comp->producer - comp->consumer >= comp->size)
+		return false;
+	d = &((struct xdp_desc *)tx->entries)[tx->consumer & (tx->size - 1)];
+	if (sent != NULL)
+		*sent = *d;
+	((uint64_t *)comp->entries)[comp->producer & (comp->size - 1)] = d->addr;
+	comp->producer++;
+	tx->consumer++;
+	return true;
+}
+
 /* Kernel transmit: every Tx descriptor consumed and completed. */
 static inline uint32_t
 sim_kernel_transmit(struct sim_ring *tx, struct sim_ring *comp, struct xdp_desc *sent,
@@ -144,16 +166,8 @@ sim_kernel_transmit(struct sim_ring *tx, struct sim_ring *comp, struct xdp_desc 
 {
 	uint32_t n = 0;
 
-	while (tx->consumer != tx->producer && comp->producer - comp->consumer < comp->size) {
-		struct xdp_desc *d = &((struct xdp_desc *)tx->entries)[tx->consumer & (tx->size - 1)];
-
-		if (sent != NULL && n < max_sent)
-			sent[n] = *d;
-		((uint64_t *)comp->entries)[comp->producer & (comp->size - 1)] = d->addr;
-		comp->producer++;
-		tx->consumer++;
+	while (sim_kernel_complete_one(tx, comp, sent != NULL && n < max_sent ? &sent[n] : NULL))
 		n++;
-	}
 	return n;
 }
 

@@ -56,17 +56,9 @@ ssize_t
 __wrap_sendto(int fd, const void *buf, size_t len, int flags,
 	      const struct sockaddr *to, socklen_t tolen)
 {
-	struct sim_ring *tx = dropping_tx, *comp = dropping_comp;
-
 	if (fd != DROPPING_DEVICE_FD)
 		return __real_sendto(fd, buf, len, flags, to, tolen);
-	if (tx->consumer != tx->producer) {
-		struct xdp_desc *d = &((struct xdp_desc *)tx->entries)[tx->consumer & (tx->size - 1)];
-
-		((uint64_t *)comp->entries)[comp->producer & (comp->size - 1)] = d->addr;
-		comp->producer++;
-		tx->consumer++;
-	}
+	sim_kernel_complete_one(dropping_tx, dropping_comp, NULL);
 	errno = EBUSY;
 	return -1;
 }
