@@ -98,6 +98,17 @@ class Iface:
         m = re.search(r" mtu \d+ (xdp\w*)", first)
         return m.group(1) if m else None
 
+    def set_napi_deferral(self, defer_hard_irqs, gro_flush_timeout_ns):
+        """The interface's NAPI deferral (sysfs napi_defer_hard_irqs and
+        gro_flush_timeout), written inside the namespace and read back."""
+        for attr, value in (("napi_defer_hard_irqs", defer_hard_irqs),
+                            ("gro_flush_timeout", gro_flush_timeout_ns)):
+            path = "/sys/class/net/%s/%s" % (self.name, attr)
+            self.ns.exec(["sh", "-c", "echo %d > %s" % (value, path)])
+            got = self.ns.exec(["cat", path]).stdout.strip()
+            if got != str(value):
+                raise env.HarnessError("%s reads %s after writing %d" % (path, got, value))
+
     def sysfs_stat(self, name):
         """/sys/class/net/<iface>/statistics/<name>, read inside the namespace."""
         cp = self.ns.exec(["cat", "/sys/class/net/%s/statistics/%s" % (self.name, name)])

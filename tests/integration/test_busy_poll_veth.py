@@ -80,11 +80,10 @@ def gro_gives_napi_id():
 
 def prefer_busy_poll(port, on):
     """The veth's NAPI deferral (sysfs), on for preferred busy polling."""
-    for name, value in (("napi_defer_hard_irqs", DEFER_HARD_IRQS),
-                        ("gro_flush_timeout", GRO_FLUSH_TIMEOUT_NS)):
-        env.run(["sh", "-c", "echo %d > /sys/class/net/%s/%s" % (value if on else 0,
-                                                                 port.name, name)],
-                ns=port.ns.name)
+    if on:
+        port.set_napi_deferral(DEFER_HARD_IRQS, GRO_FLUSH_TIMEOUT_NS)
+    else:
+        port.set_napi_deferral(0, 0)
 
 
 def busy_poll_rx_packets(ns):
