@@ -21,13 +21,23 @@ TXD descriptors, on a veth in copy mode, for WINDOW seconds. Checks:
   - frames were sent (tx_q0_packets > 0), and the peer got them.
 Then once more with devarg tx_budget=kernel (the comparison's): the state
 says `default` and the calls are the kernel's, at least 1 per 32 frames.
+
+Last, a slow peer (an XDP program that passes every frame, so that veth
+queues them for its NAPI, which is deferred to a timer of SLOW_PEER_NS: a
+full queue holds the frames in flight, and the socket's send buffer fills): a kick the kernel refuses without taking a frame is not repeated
+burst after burst until one of those frames completes. The bursts that
+waited instead are counted (tx_q0_kick_waits > 0) and the refused kicks
+(tx_q0_kick_busy) stay under 1 per MAX_REFUSED_PER_FRAME**-1 frames sent
+(a refused sendto() per burst, as before, is several per frame); frames
+still reach the peer (nothing stalls). Copy mode only: zero-copy has no
+send buffer.
 """
 
 import os
 import re
 import time
 
-from afxdp_test import env, runner, state, testpmd, topo
+from afxdp_test import bpf, cleanup, env, runner, state, testpmd, topo
 
 BURST = 64               # testpmd's Tx burst: 2 calls at the kernel's default budget
 TXD = 1024               # Tx ring: the raised budget
@@ -36,6 +46,12 @@ KERNEL_BUDGET = 32       # the kernel's default, and the least XDP_MAX_TX_SKB_BU
 MAX_CALLS_PER_FRAME = 0.75 / KERNEL_BUDGET
 WINDOW = 1.0             # seconds of traffic (not a rate measurement)
 FRAME_SIZE = 64
+# The slow peer: hard interrupts deferred for ever, its NAPI polled by the
+# timer every SLOW_PEER_NS (the benchmark's io-slow row, bench/benchlib/icount.py)
+SLOW_PEER_DEFER, SLOW_PEER_NS = 2 ** 31 - 1, 1000000
+# Measured on the host (6.18): 0.01-0.025 refused kicks per frame sent;
+# 0.6 to 5 when every burst kicked (a 1 or 4 ms timer)
+MAX_REFUSED_PER_FRAME = 1.0 / 8
 
 
 def kernel_has_budget():
@@ -99,12 +115,51 @@ def run(t, net, port, peer, budget_arg):
         t.quit_testpmd(tp, net)
 
 
+def slow_peer_run(t, net, port, peer):
+    """txonly into a peer whose queue stays full: refused kicks wait for a completion."""
+    # GRO alone would not do: veth hands UDP frames to its NAPI only for XDP
+    _, undo = bpf.attach_object(peer, bpf.obj("xdp_no_xsks_map"))
+    peer.set_napi_deferral(SLOW_PEER_DEFER, SLOW_PEER_NS)
+    app = ["--txpkts=%d" % FRAME_SIZE, "--eth-peer=0,%s" % peer.mac, "--burst=%d" % BURST]
+    with testpmd.TestPmd(port.ns, ["net_af_xdp0,iface=%s" % port.name], fwd="txonly",
+                         app_extra=app) as tp:
+        if state.queue_keys(state.read(tp), 0).get("mode") == "zero-copy":
+            env.log("slow peer: not checked in zero-copy (no send buffer to fill)")
+        else:
+            peer_start = peer.sysfs_stat("rx_packets")
+            before = tp.xstats(0)
+            tp.cmd("start")
+            time.sleep(WINDOW)
+            tp.cmd("stop")
+            after = tp.xstats(0)
+            got = {k: after[k] - before[k] for k in
+                   ("tx_q0_packets", "tx_q0_wakeups", "tx_q0_kick_busy", "tx_q0_kick_waits")}
+            received = peer.sysfs_stat("rx_packets") - peer_start
+            frames = got["tx_q0_packets"]
+            env.log("slow peer: %s; the peer received %d" % (got, received))
+            t.check(received > 0, "slow peer: frames the peer received: %d" % received)
+            t.check(got["tx_q0_kick_waits"] > 0,
+                    "slow peer: bursts that waited for a completion instead of kicking: %d"
+                    % got["tx_q0_kick_waits"])
+            t.check(got["tx_q0_kick_busy"] <= frames * MAX_REFUSED_PER_FRAME,
+                    "slow peer: refused kicks per frame sent: %d / %d, at most %.3f"
+                    % (got["tx_q0_kick_busy"], frames, MAX_REFUSED_PER_FRAME))
+        rc, _ = tp.quit()
+        t.equal(rc, 0, "%s exit code after quit" % tp.label)
+    # the peer's program detached first: quit_testpmd()'s check covers every interface
+    peer.set_napi_deferral(0, 0)
+    cleanup.release(undo)
+    left = net.check_no_xdp()
+    t.check(not left, "no XDP program left attached after testpmd quit", "\n".join(left))
+
+
 def main(t):
     with topo.Topology() as net:
         dut, gen = net.netns("dut"), net.netns("gen")
         port, peer = net.veth(dut, "d0", gen, "g0")
         run(t, net, port, peer, None)
         run(t, net, port, peer, "kernel")
+        slow_peer_run(t, net, port, peer)
 
 
 if __name__ == "__main__":

@@ -139,6 +139,30 @@ sim_kernel_keep(struct sim_ring *fill, uint32_t n)
 }
 
 /*
+ * The kernel takes the next Tx descriptor (copy mode: an skb in flight
+ * until the device frees it); NULL when the Tx ring is empty.
+ */
+static inline const struct xdp_desc *
+sim_kernel_take_one(struct sim_ring *tx)
+{
+	const struct xdp_desc *d;
+
+	if (tx->consumer == tx->producer)
+		return NULL;
+	d = &((const struct xdp_desc *)tx->entries)[tx->consumer & (tx->size - 1)];
+	tx->consumer++;
+	return d;
+}
+
+/* The kernel completes the frame at addr (the completion ring has room). */
+static inline void
+sim_kernel_complete(struct sim_ring *comp, uint64_t addr)
+{
+	((uint64_t *)comp->entries)[comp->producer & (comp->size - 1)] = addr;
+	comp->producer++;
+}
+
+/*
  * Kernel transmit of one frame: the next Tx descriptor consumed and
  * completed (sent or dropped), copied to *sent when not NULL.  False when
  * the Tx ring is empty or the completion ring full.
@@ -146,16 +170,13 @@ sim_kernel_keep(struct sim_ring *fill, uint32_t n)
 static inline bool
 sim_kernel_complete_one(struct sim_ring *tx, struct sim_ring *comp, struct xdp_desc *sent)
 {
-	struct xdp_desc *d;
+	const struct xdp_desc *d;
 
-	if (tx->consumer == tx->producer || comp->producer - comp->consumer >= comp->size)
+	if (comp->producer - comp->consumer >= comp->size || (d = sim_kernel_take_one(tx)) == NULL)
 		return false;
-	d = &((struct xdp_desc *)tx->entries)[tx->consumer & (tx->size - 1)];
 	if (sent != NULL)
 		*sent = *d;
-	((uint64_t *)comp->entries)[comp->producer & (comp->size - 1)] = d->addr;
-	comp->producer++;
-	tx->consumer++;
+	sim_kernel_complete(comp, d->addr);
 	return true;
 }
 

@@ -564,6 +564,62 @@ test_kick_failures(void)
 }
 
 /*
+ * A kick refused with EAGAIN that took nothing while frames the kernel
+ * took are in flight (copy mode: its send buffer full of them) is not
+ * repeated burst after burst: the bursts wait (kick_waits) until one of
+ * those frames completes.  Without frames in flight the next burst kicks
+ * again, as a completion may never come.  A full AF_UNIX datagram socket
+ * stands for the kernel saying EAGAIN.
+ */
+static void
+test_kick_waits_for_completion(void)
+{
+	struct rte_mbuf *bufs[4];
+	uint64_t in_flight;
+	struct tx_env e;
+	unsigned int i;
+	int sv[2];
+
+	CHECK(socketpair(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK, 0, sv) == 0, "socketpair");
+	while (send(sv[0], "x", 1, MSG_DONTWAIT) == 1)
+		;
+	env_init(&e, 256);
+	e.tx.flags = XDP_RING_NEED_WAKEUP;
+	e.txq.fd = sv[0];
+	for (i = 0; i < 4; i++)
+		bufs[i] = frame(e.umem_pool, 64, 0);
+
+	/* Nothing in flight: refused, and kicked again at the next burst. */
+	CHECK_EQ(af_xdp_tx_burst(&e.txq, bufs, 1), 1);
+	CHECK_EQ(af_xdp_tx_burst(&e.txq, bufs + 1, 1), 1);
+	CHECK_EQ(e.txq.stats.wakeups, 2);
+	CHECK_EQ(e.txq.stats.kick_waits, 0);
+
+	/* The kernel took one (in flight, not completed): the next refusal holds the kicks. */
+	in_flight = sim_kernel_take_one(&e.tx)->addr;
+	CHECK_EQ(af_xdp_tx_burst(&e.txq, bufs + 2, 1), 1);
+	CHECK_EQ(e.txq.stats.wakeups, 3);
+	CHECK_EQ(af_xdp_tx_burst(&e.txq, bufs + 3, 1), 1);
+	CHECK_EQ(e.txq.stats.wakeups, 3);
+	CHECK_EQ(e.txq.stats.kick_waits, 1);
+	CHECK_EQ(af_xdp_ring_pending(&e.txq.tx), 3);
+
+	/* Its completion frees the send buffer: the next burst kicks, and the kernel takes the rest. */
+	sim_kernel_complete(&e.comp, in_flight);
+	e.txq.fd = -1;
+	CHECK_EQ(af_xdp_tx_burst(&e.txq, bufs, 0), 0);
+	CHECK_EQ(e.txq.stats.wakeups, 4);
+	CHECK_EQ(e.txq.stats.kick_waits, 1);
+	sim_kernel_transmit(&e.tx, &e.comp, NULL, 0);
+	af_xdp_txq_drain(&e.txq);
+	CHECK_EQ(e.txq.outstanding, 0);
+	CHECK_EQ(rte_mempool_avail_count(e.umem_pool), POOL_SIZE);
+	env_free(&e);
+	close(sv[0]);
+	close(sv[1]);
+}
+
+/*
  * Ethernet + IPv4 (or IPv6) + TCP (or UDP) + payload bytes in an mbuf of mp,
  * with the offload request flags and lengths set; the L4 checksum field
  * holds garbage.
@@ -890,6 +946,7 @@ main(int argc __rte_unused, char **argv)
 	RUN(test_chain_longer_than_a_copy);
 	RUN(test_ring_full_and_wakeup);
 	RUN(test_kick_failures);
+	RUN(test_kick_waits_for_completion);
 	RUN(test_release_holds);
 	RUN(test_csum_who);
 	RUN(test_csum_check);

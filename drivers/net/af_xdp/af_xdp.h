@@ -170,11 +170,13 @@ struct af_xdp_tx_stats {
 	 * The kicks (copy mode sends in them): sendto() said EAGAIN or EBUSY
 	 * (the kernel could not take a frame then), or failed otherwise; and
 	 * the bursts that stopped kicking on such a failure with descriptors
-	 * still in the Tx ring, which wait for the next burst's kick.
+	 * still in the Tx ring, which wait for the next burst's kick; and the
+	 * bursts that did not kick while the queue was refused (kick_refused).
 	 */
 	uint64_t kick_busy;
 	uint64_t kick_errors;
 	uint64_t kick_stalls;
+	uint64_t kick_waits;
 };
 
 /*
@@ -248,6 +250,11 @@ struct af_xdp_tx_queue {
 	uint16_t max_segs;		/* descriptors per frame: 1 without multi-buffer */
 	int fd;
 	uint32_t outstanding;		/* descriptors given to the kernel, not completed */
+	/*
+	 * The last kick was refused (EAGAIN, no descriptor taken) while
+	 * frames were in flight: no kick until one completes (tx_wakeup()).
+	 */
+	bool kick_refused;
 	bool csum_by_kernel;		/* L4 checksums left to the kernel: af_xdp_csum.h */
 	struct af_xdp_tx_stats stats;
 

@@ -59,6 +59,7 @@ static const struct xstat_def tx_driver_xstats[] = {
 	TX_STAT(kick_busy),	/* sendto() said EAGAIN or EBUSY */
 	TX_STAT(kick_errors),	/* sendto() failed otherwise */
 	TX_STAT(kick_stalls),	/* kicks given up with frames left in the Tx ring */
+	TX_STAT(kick_waits),	/* bursts that did not kick: refused, nothing completed since */
 };
 
 /*

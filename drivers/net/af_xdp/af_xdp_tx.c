@@ -55,6 +55,7 @@ af_xdp_txq_bind(struct af_xdp_tx_queue *txq, const struct af_xdp_ring *tx,
 	txq->csum_by_kernel = false;
 	txq->fd = fd;
 	txq->outstanding = 0;
+	txq->kick_refused = false;
 	af_xdp_txq_set_frame_limits(txq, UINT32_MAX, 1);
 }
 
@@ -86,6 +87,8 @@ af_xdp_txq_drain(struct af_xdp_tx_queue *txq)
 		total += n;
 	}
 	txq->outstanding -= total;
+	if (total != 0)
+		txq->kick_refused = false;
 	return total;
 }
 
@@ -260,6 +263,13 @@ put_frame_slow(struct af_xdp_tx_queue *txq, struct rte_mbuf *m, uint32_t queued,
 	return (int)n;
 }
 
+/* Descriptors the kernel has taken from the Tx ring and not completed (or not drained) yet. */
+static __rte_always_inline uint32_t
+tx_in_flight(const struct af_xdp_tx_queue *txq)
+{
+	return txq->outstanding - af_xdp_ring_pending(&txq->tx);
+}
+
 /*
  * Ask the kernel to send what the ring holds; copy mode sends in the call,
  * at most its Tx budget of descriptors per call: AF_XDP_KERNEL_TX_BUDGET,
@@ -271,12 +281,22 @@ put_frame_slow(struct af_xdp_tx_queue *txq, struct rte_mbuf *m, uint32_t queued,
  * comes: counted (kick_busy, kick_errors, kick_stalls), so that a frame
  * seen late or lost says whether it waited here.
  *
- * EAGAIN (the completion ring is full, or the device asked for a retry)
- * is worth another kick once completions are drained.  EBUSY is not: in
- * copy mode it says the device dropped the frame it was given (its queue
- * full, NET_XMIT_DROP) and completed it; the next kick would only drop
- * the next frame.  The frames stay in the ring for the next burst, which
- * is the application's backpressure (a full Tx ring), as on a NIC.
+ * EAGAIN (the send buffer or the completion ring is full, the device asked
+ * for a retry, or the kernel's budget per call ran out) is worth another
+ * kick once completions are drained.  EBUSY is not: in copy mode it says
+ * the device dropped the frame it was given (its queue full,
+ * NET_XMIT_DROP) and completed it; the next kick would only drop the next
+ * frame.  The frames stay in the ring for the next burst, which is the
+ * application's backpressure (a full Tx ring), as on a NIC.
+ *
+ * An EAGAIN that took no descriptor while frames the kernel took are still
+ * in flight marks the queue refused (kick_refused): the send buffer is
+ * full of those frames, and only their completion frees it.  The bursts
+ * after it do not kick (kick_waits) until af_xdp_txq_drain() finds a
+ * completion: a polling application would otherwise make a refused
+ * syscall per burst for as long as a slow peer keeps its queue full.
+ * Without frames in flight a completion may never come, so such an EAGAIN
+ * is retried at the next burst as before.
  */
 static void
 tx_wakeup(struct af_xdp_tx_queue *txq)
@@ -284,6 +304,8 @@ tx_wakeup(struct af_xdp_tx_queue *txq)
 	unsigned int kicks = 1 + txq->tx.size / AF_XDP_KERNEL_TX_BUDGET;
 
 	do {
+		uint32_t waiting = af_xdp_ring_pending(&txq->tx);
+
 		txq->stats.wakeups++;
 		if (sendto(txq->fd, NULL, 0, MSG_DONTWAIT, NULL, 0) < 0) {
 			/*
@@ -297,6 +319,10 @@ tx_wakeup(struct af_xdp_tx_queue *txq)
 				break;
 			}
 			txq->stats.kick_busy++;
+			/* Before the drain: a completion found there clears it. */
+			if (busy == EAGAIN && af_xdp_ring_pending(&txq->tx) == waiting &&
+			    tx_in_flight(txq) != 0)
+				txq->kick_refused = true;
 			if (af_xdp_txq_drain(txq) == 0 || busy == EBUSY)
 				break;
 		}
@@ -384,8 +410,12 @@ tx_burst(struct af_xdp_tx_queue *txq, struct rte_mbuf **bufs, uint16_t nb_pkts, 
 		txq->stats.packets += frames;
 		txq->stats.bytes += bytes;
 	}
-	if (txq->outstanding != 0 && af_xdp_ring_needs_wakeup(tx))
-		tx_wakeup(txq);
+	if (txq->outstanding != 0 && af_xdp_ring_needs_wakeup(tx)) {
+		if (unlikely(txq->kick_refused))
+			txq->stats.kick_waits++;
+		else
+			tx_wakeup(txq);
+	}
 	return (uint16_t)i;
 }
 
