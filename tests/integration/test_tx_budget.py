@@ -60,6 +60,18 @@ def kernel_has_budget():
     return m is not None and (int(m.group(1)), int(m.group(2))) >= (6, 17)
 
 
+def send_window(tp, peer):
+    """txonly for WINDOW seconds: ({xstat: its change}, frames the peer received)."""
+    peer_start = peer.sysfs_stat("rx_packets")
+    before = tp.xstats(0)
+    tp.cmd("start")
+    time.sleep(WINDOW)
+    tp.cmd("stop")
+    after = tp.xstats(0)
+    return ({k: after[k] - before.get(k, 0) for k in after},
+            peer.sysfs_stat("rx_packets") - peer_start)
+
+
 def run(t, net, port, peer, budget_arg):
     """txonly on port with devarg tx_budget=budget_arg (None: not given)."""
     dut = port.ns
@@ -86,15 +98,8 @@ def run(t, net, port, peer, budget_arg):
             t.equal(q.get("tx_skb_budget"), "default",
                     "queue.0.tx_skb_budget before Linux 6.17 or with tx_budget=kernel")
 
-        peer_start = peer.sysfs_stat("rx_packets")
-        before = tp.xstats(0)
-        tp.cmd("start")
-        time.sleep(WINDOW)
-        tp.cmd("stop")
-        after = tp.xstats(0)
-        calls = after["tx_q0_wakeups"] - before["tx_q0_wakeups"]
-        frames = after["tx_q0_packets"] - before["tx_q0_packets"]
-        received = peer.sysfs_stat("rx_packets") - peer_start
+        got, received = send_window(tp, peer)
+        calls, frames = got["tx_q0_wakeups"], got["tx_q0_packets"]
         env.log("%d frames sent in %d sendto() calls (%.4f per frame, 1/%.1f); "
                 "the peer received %d" % (frames, calls, calls / max(frames, 1),
                                           frames / max(calls, 1), received))
@@ -126,17 +131,11 @@ def slow_peer_run(t, net, port, peer):
         if state.queue_keys(state.read(tp), 0).get("mode") == "zero-copy":
             env.log("slow peer: not checked in zero-copy (no send buffer to fill)")
         else:
-            peer_start = peer.sysfs_stat("rx_packets")
-            before = tp.xstats(0)
-            tp.cmd("start")
-            time.sleep(WINDOW)
-            tp.cmd("stop")
-            after = tp.xstats(0)
-            got = {k: after[k] - before[k] for k in
-                   ("tx_q0_packets", "tx_q0_wakeups", "tx_q0_kick_busy", "tx_q0_kick_waits")}
-            received = peer.sysfs_stat("rx_packets") - peer_start
+            got, received = send_window(tp, peer)
             frames = got["tx_q0_packets"]
-            env.log("slow peer: %s; the peer received %d" % (got, received))
+            env.log("slow peer: %s; the peer received %d" % (
+                {k: got[k] for k in ("tx_q0_packets", "tx_q0_wakeups", "tx_q0_kick_busy",
+                                     "tx_q0_kick_waits")}, received))
             t.check(received > 0, "slow peer: frames the peer received: %d" % received)
             t.check(got["tx_q0_kick_waits"] > 0,
                     "slow peer: bursts that waited for a completion instead of kicking: %d"

@@ -99,6 +99,17 @@ env_free(struct tx_env *e)
 	rte_mempool_free(e->other_pool);
 }
 
+/* The kernel sends what is left, the completions are drained: every mbuf back, then freed. */
+static void
+env_finish(struct tx_env *e)
+{
+	sim_kernel_transmit(&e->tx, &e->comp, NULL, 0);
+	af_xdp_txq_drain(&e->txq);
+	CHECK_EQ(e->txq.outstanding, 0);
+	CHECK_EQ(rte_mempool_avail_count(e->umem_pool), POOL_SIZE);
+	env_free(e);
+}
+
 static struct rte_mbuf *
 frame(struct rte_mempool *mp, uint32_t len, uint8_t seed)
 {
@@ -344,10 +355,7 @@ test_chain_copies(void)
 	CHECK_EQ(m->nb_segs, 2);
 	CHECK(m->next != NULL, "the shared chain was unlinked");
 	rte_pktmbuf_free(m);
-	sim_kernel_transmit(&e.tx, &e.comp, NULL, 0);
-	af_xdp_txq_drain(&e.txq);
-	CHECK_EQ(rte_mempool_avail_count(e.umem_pool), POOL_SIZE);
-	env_free(&e);
+	env_finish(&e);
 	rte_mempool_free(big);
 }
 
@@ -430,10 +438,7 @@ test_ring_space_in_descriptors(void)
 	}
 	CHECK_EQ(af_xdp_tx_burst(&e.txq, bufs, 16), 16);
 	CHECK_EQ(e.tx.producer - e.tx.consumer, 24);
-	sim_kernel_transmit(&e.tx, &e.comp, NULL, 0);
-	af_xdp_txq_drain(&e.txq);
-	CHECK_EQ(rte_mempool_avail_count(e.umem_pool), POOL_SIZE);
-	env_free(&e);
+	env_finish(&e);
 }
 
 /* A chain is copied into one UMEM mbuf: it must fit there from the headroom on. */
@@ -487,11 +492,7 @@ test_ring_full_and_wakeup(void)
 	/* Once the kernel sent and completed, room again. */
 	sim_kernel_transmit(&e.tx, &e.comp, NULL, 0);
 	CHECK_EQ(af_xdp_tx_burst(&e.txq, bufs + 256, 44), 44);
-	sim_kernel_transmit(&e.tx, &e.comp, NULL, 0);
-	af_xdp_txq_drain(&e.txq);
-	CHECK_EQ(e.txq.outstanding, 0);
-	CHECK_EQ(rte_mempool_avail_count(e.umem_pool), POOL_SIZE);
-	env_free(&e);
+	env_finish(&e);
 }
 
 /*
@@ -554,11 +555,7 @@ test_kick_failures(void)
 	e.tx.flags = 0;
 	CHECK_EQ(af_xdp_tx_burst(&e.txq, bufs + 2, 2), 2);
 	CHECK_EQ(e.txq.stats.kick_stalls, 3);
-	sim_kernel_transmit(&e.tx, &e.comp, NULL, 0);
-	af_xdp_txq_drain(&e.txq);
-	CHECK_EQ(e.txq.outstanding, 0);
-	CHECK_EQ(rte_mempool_avail_count(e.umem_pool), POOL_SIZE);
-	env_free(&e);
+	env_finish(&e);
 	close(sv[0]);
 	close(sv[1]);
 }
@@ -610,11 +607,7 @@ test_kick_waits_for_completion(void)
 	CHECK_EQ(af_xdp_tx_burst(&e.txq, bufs, 0), 0);
 	CHECK_EQ(e.txq.stats.wakeups, 4);
 	CHECK_EQ(e.txq.stats.kick_waits, 1);
-	sim_kernel_transmit(&e.tx, &e.comp, NULL, 0);
-	af_xdp_txq_drain(&e.txq);
-	CHECK_EQ(e.txq.outstanding, 0);
-	CHECK_EQ(rte_mempool_avail_count(e.umem_pool), POOL_SIZE);
-	env_free(&e);
+	env_finish(&e);
 	close(sv[0]);
 	close(sv[1]);
 }
