@@ -181,8 +181,7 @@ class Netns:
                 name, "" if value is None else "=%s" % value, self.name, e)) from None
 
     def pids(self):
-        cp = env.run(["ip", "netns", "pids", self.name], check=False)
-        return [int(p) for p in cp.stdout.split()]
+        return env.netns_pids(self.name)
 
     def _kill_processes(self):
         pids = self.pids()
