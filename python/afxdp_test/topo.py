@@ -52,6 +52,7 @@ NLMSG_ERROR, RTM_NEWLINK, RTM_GETLINK, NLM_F_REQUEST = 2, 16, 18, 1
 IFLA_IFNAME, IFLA_XDP = 3, 43
 IFLA_XDP_ATTACHED, IFLA_XDP_PROG_ID = 2, 4
 XDP_ATTACHED = {1: "drv", 2: "skb (generic)", 3: "hw (offload)", 4: "multi"}
+XDP_WORD = {1: "xdp", 2: "xdpgeneric", 3: "xdpoffload", 4: "xdpmulti"}    # ip link show's
 
 
 def _attrs(data):
@@ -163,10 +164,13 @@ class Iface:
 
     def xdp_word(self):
         """What `ip link show` prints for the XDP attachment: 'xdp' (native),
-        'xdpgeneric', 'xdpoffload', 'xdpmulti', or None."""
-        first = self.ip("link", "show", "dev", self.name).stdout.splitlines()[0]
-        m = re.search(r" mtu \d+ (xdp\w*)", first)
-        return m.group(1) if m else None
+        'xdpgeneric', 'xdpoffload', 'xdpmulti', or None: the word ip prints
+        for the link's IFLA_XDP_ATTACHED (rtnetlink, as xdp())."""
+        try:
+            mode, _ = env.in_netns(self.ns.name, lambda: _link_xdp(self.name))
+        except OSError as e:
+            raise env.HarnessError("XDP attachment of %s: %s" % (self, e)) from None
+        return XDP_WORD.get(mode)
 
     def set_napi_deferral(self, defer_hard_irqs, gro_flush_timeout_ns):
         """The interface's NAPI deferral (sysfs napi_defer_hard_irqs and
