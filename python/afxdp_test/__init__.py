@@ -16,7 +16,7 @@ the host's).
   dpdk_output  what testpmd and dpdk-proc-info print, parsed
   state        the driver's state block (dump_priv) of a running process, as a dict
   frames       test frames built, verified, sent and captured; the IPv4 checksum
-  traffic      frames.py run inside a namespace (send, capture, sniff, background)
+  traffic      frames sent, captured, sniffed in a namespace (threads of this process)
   hugepages    hugepages and a hugetlbfs for a primary that secondaries join
   bpf          the tests' XDP objects, a bpffs, programs pinned and attached
   cni          a fake AF_XDP device plugin (use_cni=1)

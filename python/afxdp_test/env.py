@@ -144,6 +144,36 @@ CLONE_NEWNET = 0x40000000
 NETNS_DIR = "/var/run/netns"        # where `ip netns` keeps its namespaces
 
 
+def netns_names():
+    """The names `ip netns list` shows: the files of NETNS_DIR, read here (a
+    process to start is most of a second under the VM's emulated CPU)."""
+    try:
+        return sorted(os.listdir(NETNS_DIR))
+    except FileNotFoundError:
+        return []
+
+
+def netns_pids(ns):
+    """The pids of the processes in network namespace `ns`, as `ip netns pids`
+    finds them: each /proc/<pid>/ns/net that is the namespace's file (same
+    device and inode)."""
+    try:
+        st = os.stat(os.path.join(NETNS_DIR, ns))
+    except FileNotFoundError:
+        return []
+    out = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            s = os.stat("/proc/%s/ns/net" % entry)
+        except OSError:
+            continue        # gone, or a kernel thread's
+        if (s.st_dev, s.st_ino) == (st.st_dev, st.st_ino):
+            out.append(int(entry))
+    return sorted(out)
+
+
 def in_netns(ns, fn):
     """fn() on a thread of its own that entered network namespace `ns` (an
     `ip netns` name), so that a socket it makes lives there: no process to

@@ -250,12 +250,17 @@ def send(iface, kind, src, dst, tag, count, sizes, flows=1, rate=0):
         sock.close()
 
 
-def send_on(sock, kind, src, dst, tag, count, sizes, flows=1, rate=0):
-    """send() on a socket of packet_socket()."""
+def send_on(sock, kind, src, dst, tag, count, sizes, flows=1, rate=0, stop=None):
+    """send() on a socket of packet_socket(); `stop`, a threading.Event: the
+    sender gives up once it is set (a background sender on a thread), the
+    report then counting the frames sent."""
     retries = 0
     sent_bytes = 0
     t0 = time.monotonic()
     for seq in range(count):
+        if stop is not None and stop.is_set():
+            count = seq
+            break
         if rate > 0:
             ahead = t0 + seq / rate - time.monotonic()
             if ahead > PACE_AHEAD_S:
@@ -270,6 +275,8 @@ def send_on(sock, kind, src, dst, tag, count, sizes, flows=1, rate=0):
                     raise
                 tries += 1
                 retries += 1
+                if stop is not None and stop.is_set():
+                    return {"sent": seq, "bytes": sent_bytes, "enobufs_retries": retries}
                 if tries > SEND_MAX_RETRIES:
                     raise RuntimeError("frame %d: device queue still full after %d retries"
                                        % (seq, tries)) from e
@@ -282,29 +289,51 @@ def send_on(sock, kind, src, dst, tag, count, sizes, flows=1, rate=0):
     return {"sent": count, "bytes": sent_bytes, "enobufs_retries": retries}
 
 
+def capture_socket(iface):
+    """A raw AF_PACKET socket bound to iface that receives every frame, with
+    room for many, and nothing queued from before its bind."""
+    sock = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(ETH_P_ALL))
+    try:
+        try:
+            sock.setsockopt(socket.SOL_SOCKET, SO_RCVBUFFORCE, 32 << 20)
+        except OSError:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 32 << 20)
+        sock.bind((iface, 0))
+        # Frames queued between socket() and bind() may come from any interface.
+        while select.select([sock], [], [], 0)[0]:
+            sock.recv(65536)
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
+# How often a receiver on a thread looks at its `stop` event.
+STOP_POLL_S = 0.2
+
+
 def capture(iface, verifier, timeout, settle, ready=None):
     """Capture until all expected frames arrived (then `settle` more seconds, to
     catch duplicates and extras) or until `timeout` seconds passed."""
-    sock = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(ETH_P_ALL))
-    try:
-        sock.setsockopt(socket.SOL_SOCKET, SO_RCVBUFFORCE, 32 << 20)
-    except OSError:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 32 << 20)
-    sock.bind((iface, 0))
-    # Frames queued between socket() and bind() may come from any interface.
-    while select.select([sock], [], [], 0)[0]:
-        sock.recv(65536)
+    sock = capture_socket(iface)
     if ready:
         ready()
+    return capture_on(sock, verifier, timeout, settle)
+
+
+def capture_on(sock, verifier, timeout, settle, stop=None):
+    """capture() on a socket of capture_socket(), which it closes; `stop`, a
+    threading.Event, ends it early (a receiver on a thread whose test failed)."""
     deadline = _deadline(timeout)
     settle_end = None
     try:
-        while True:
+        while stop is None or not stop.is_set():
             now = time.monotonic()
             end = deadline if settle_end is None else min(deadline, settle_end)
             if now >= end:
                 break
-            if not select.select([sock], [], [], end - now)[0]:
+            wait = end - now if stop is None else min(end - now, STOP_POLL_S)
+            if not select.select([sock], [], [], wait)[0]:
                 continue
             frame, addr = sock.recvfrom(65536)
             if addr[2] == PACKET_OUTGOING:
@@ -324,19 +353,39 @@ def capture(iface, verifier, timeout, settle, ready=None):
 def sniff(iface, count, timeout, ready=None):
     """The length, ethertype and addresses of the first `count` frames of any
     kind received on `iface` (within `timeout` seconds)."""
-    sock = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(ETH_P_ALL))
-    sock.bind((iface, 0))
-    while select.select([sock], [], [], 0)[0]:
-        sock.recv(65536)
+    sock = sniff_socket(iface)
     if ready:
         ready()
+    return sniff_on(sock, count, timeout)
+
+
+def sniff_socket(iface):
+    """A raw AF_PACKET socket bound to iface that receives every frame,
+    nothing queued from before its bind."""
+    sock = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(ETH_P_ALL))
+    try:
+        sock.bind((iface, 0))
+        while select.select([sock], [], [], 0)[0]:
+            sock.recv(65536)
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
+def sniff_on(sock, count, timeout, stop=None):
+    """sniff() on a socket of sniff_socket(), which it closes; `stop` as
+    capture_on()'s."""
     seen = []
     deadline = _deadline(timeout)
     try:
-        while len(seen) < count:
+        while len(seen) < count and (stop is None or not stop.is_set()):
             left = deadline - time.monotonic()
-            if left <= 0 or not select.select([sock], [], [], left)[0]:
+            if left <= 0:
                 break
+            if not select.select([sock], [], [], left if stop is None
+                                 else min(left, STOP_POLL_S))[0]:
+                continue
             frame, addr = sock.recvfrom(65536)
             if addr[2] == PACKET_OUTGOING:
                 continue

@@ -12,21 +12,18 @@ import shutil
 from . import env, hugepages
 
 
+SYS_NET = "/sys/class/net"      # this process's namespace's interfaces (the root's)
+
+
 def _netns_of(rid):
-    cp = env.run(["ip", "netns", "list"], check=False)
-    names = [line.split()[0] for line in cp.stdout.splitlines() if line.strip()]
-    return [n for n in names if n.startswith("%s%s-" % (env.NETNS_PREFIX, rid))]
+    return [n for n in env.netns_names() if n.startswith("%s%s-" % (env.NETNS_PREFIX, rid))]
 
 
 def _root_links_of(rid):
-    cp = env.run(["ip", "-o", "link", "show"], check=False)
+    """The run's interfaces in the root namespace, from sysfs (as `ip link
+    show` lists them, without a process to start)."""
     token = "%s%s" % (env.IFACE_PREFIX, rid)
-    out = []
-    for line in cp.stdout.splitlines():
-        parts = line.split(":")
-        if len(parts) > 1 and parts[1].strip().split("@")[0].startswith(token):
-            out.append(parts[1].strip())
-    return out
+    return sorted(n for n in os.listdir(SYS_NET) if n.startswith(token))
 
 
 def _mounts_of(rid):
@@ -84,8 +81,7 @@ def reap(rid, say=print):
     """Remove everything of run `rid`. Returns what could not be removed."""
     procs = [p for p, _ in _processes_of(rid)]
     for ns in _netns_of(rid):
-        cp = env.run(["ip", "netns", "pids", ns], check=False)
-        procs += [int(p) for p in cp.stdout.split()]
+        procs += env.netns_pids(ns)
     if procs:
         say("ending processes %s" % sorted(set(procs)))
         env.end_pids(sorted(set(procs)))

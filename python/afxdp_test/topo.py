@@ -3,10 +3,11 @@
 
 Ours, with ip(8), not pyroute2's: every command is logged and can be re-run
 by hand, and pyroute2's NetNS forks a helper process per namespace that an
-interrupted test would leave behind. Sysctls are the exception: read and
-written from a thread that entered the namespace (Netns.sysctl), not by two
-processes each (`ip netns exec` and sysctl(8)), which under the VM's
-emulated CPU cost seconds a topology.
+interrupted test would leave behind. Sysctls and an interface's MAC are
+the exception: read (and sysctls written) from a thread that entered the
+namespace (Netns.sysctl, Iface.mac), not by processes (`ip netns exec` and
+sysctl(8), `ip link show`), which under the VM's emulated CPU cost most of
+a second each: seconds a topology, and tests read MACs at every send.
 
     with Topology() as topo:
         dut = topo.netns("dut")
@@ -19,10 +20,17 @@ ends the processes still inside it, and records (then removes) any XDP
 program still attached to one of its interfaces: a leak the test reports.
 """
 
+import fcntl
 import json
+import os
 import re
+import socket
+import struct
 
 from . import cleanup, env
+
+SIOCGIFHWADDR = 0x8927          # <linux/sockios.h>
+IFREQ = struct.Struct("16s16s")  # struct ifreq: the name, then the union (a sockaddr)
 
 
 # What teardown found left behind by the system under test (the runner reports it).
@@ -34,6 +42,53 @@ def _json(cp):
         return json.loads(cp.stdout or "[]")
     except ValueError as e:
         raise env.HarnessError("cannot parse JSON from ip: %s\n%s" % (e, cp.stdout)) from None
+
+
+# rtnetlink (<linux/netlink.h>, <linux/rtnetlink.h>, <linux/if_link.h>)
+NLMSG_HDR = struct.Struct("=IHHII")         # len, type, flags, seq, pid
+IFINFOMSG = struct.Struct("=BxHiII")        # family, type, index, flags, change
+RTATTR = struct.Struct("=HH")               # len, type
+NLMSG_ERROR, RTM_NEWLINK, RTM_GETLINK, NLM_F_REQUEST = 2, 16, 18, 1
+IFLA_IFNAME, IFLA_XDP = 3, 43
+IFLA_XDP_ATTACHED, IFLA_XDP_PROG_ID = 2, 4
+XDP_ATTACHED = {1: "drv", 2: "skb (generic)", 3: "hw (offload)", 4: "multi"}
+XDP_WORD = {1: "xdp", 2: "xdpgeneric", 3: "xdpoffload", 4: "xdpmulti"}    # ip link show's
+
+
+def _attrs(data):
+    """{type: payload} of a run of rtattrs."""
+    out, pos = {}, 0
+    while pos + RTATTR.size <= len(data):
+        length, kind = RTATTR.unpack_from(data, pos)
+        if length < RTATTR.size:
+            break
+        out[kind & 0x3FFF] = data[pos + RTATTR.size:pos + length]   # without NLA_F_NESTED
+        pos += (length + 3) & ~3
+    return out
+
+
+def _link_xdp(name):
+    """(IFLA_XDP_ATTACHED, IFLA_XDP_PROG_ID) of interface `name` in this
+    thread's namespace: RTM_GETLINK by name. OSError as the kernel says."""
+    ifname = name.encode() + b"\0"
+    attr = RTATTR.pack(RTATTR.size + len(ifname), IFLA_IFNAME) + ifname
+    attr += b"\0" * (-len(attr) % 4)
+    body = IFINFOMSG.pack(socket.AF_UNSPEC, 0, 0, 0, 0) + attr
+    with socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, socket.NETLINK_ROUTE) as s:
+        s.send(NLMSG_HDR.pack(NLMSG_HDR.size + len(body), RTM_GETLINK, NLM_F_REQUEST, 1, 0)
+               + body)
+        reply = s.recv(65536)
+    _, kind, _, _, _ = NLMSG_HDR.unpack_from(reply)
+    if kind == NLMSG_ERROR:
+        err = -struct.unpack_from("=i", reply, NLMSG_HDR.size)[0]
+        raise OSError(err, "RTM_GETLINK %s: %s" % (name, os.strerror(err)))
+    if kind != RTM_NEWLINK:
+        raise OSError(0, "RTM_GETLINK %s: reply of type %d" % (name, kind))
+    length = NLMSG_HDR.unpack_from(reply)[0]
+    xdp = _attrs(_attrs(reply[NLMSG_HDR.size + IFINFOMSG.size:length]).get(IFLA_XDP, b""))
+    mode = xdp.get(IFLA_XDP_ATTACHED, b"\0")[0]
+    prog = xdp.get(IFLA_XDP_PROG_ID)
+    return mode, struct.unpack("=I", prog[:4])[0] if prog else None
 
 
 class Iface:
@@ -53,7 +108,18 @@ class Iface:
 
     @property
     def mac(self):
-        return self.link()["address"]
+        """The interface's MAC, as `ip link show` gives it (SIOCGIFHWADDR on
+        a socket of its namespace)."""
+        def read():
+            with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+                return fcntl.ioctl(s.fileno(), SIOCGIFHWADDR,
+                                   IFREQ.pack(self.name.encode(), b""))
+        try:
+            ifr = env.in_netns(self.ns.name, read)
+        except OSError as e:
+            raise env.HarnessError("MAC of %s: %s" % (self, e)) from None
+        # the union's sockaddr: sa_family (2 bytes), then the address
+        return ":".join("%02x" % b for b in IFREQ.unpack(ifr)[1][2:8])
 
     def mtu(self):
         return int(self.link()["mtu"])
@@ -84,19 +150,27 @@ class Iface:
         env.run(["ethtool", "-K", self.name, "gro", "on" if on else "off"], ns=self.ns.name)
 
     def xdp(self):
-        """A description of the XDP program attached, or None."""
-        info = self.link()
-        x = info.get("xdp")
-        if x:
-            return json.dumps(x)
-        return None
+        """A description of the XDP program attached ('drv, program id 12'),
+        or None: the link's IFLA_XDP as `ip link show` reads it, asked by
+        rtnetlink from a thread in the namespace (no process to start)."""
+        try:
+            xdp = env.in_netns(self.ns.name, lambda: _link_xdp(self.name))
+        except OSError as e:
+            raise env.HarnessError("XDP attachment of %s: %s" % (self, e)) from None
+        mode, prog_id = xdp
+        if not mode:
+            return None
+        return "%s, program id %s" % (XDP_ATTACHED.get(mode, "mode %d" % mode), prog_id)
 
     def xdp_word(self):
         """What `ip link show` prints for the XDP attachment: 'xdp' (native),
-        'xdpgeneric', 'xdpoffload', 'xdpmulti', or None."""
-        first = self.ip("link", "show", "dev", self.name).stdout.splitlines()[0]
-        m = re.search(r" mtu \d+ (xdp\w*)", first)
-        return m.group(1) if m else None
+        'xdpgeneric', 'xdpoffload', 'xdpmulti', or None: the word ip prints
+        for the link's IFLA_XDP_ATTACHED (rtnetlink, as xdp())."""
+        try:
+            mode, _ = env.in_netns(self.ns.name, lambda: _link_xdp(self.name))
+        except OSError as e:
+            raise env.HarnessError("XDP attachment of %s: %s" % (self, e)) from None
+        return XDP_WORD.get(mode)
 
     def set_napi_deferral(self, defer_hard_irqs, gro_flush_timeout_ns):
         """The interface's NAPI deferral (sysfs napi_defer_hard_irqs and
@@ -181,8 +255,7 @@ class Netns:
                 name, "" if value is None else "=%s" % value, self.name, e)) from None
 
     def pids(self):
-        cp = env.run(["ip", "netns", "pids", self.name], check=False)
-        return [int(p) for p in cp.stdout.split()]
+        return env.netns_pids(self.name)
 
     def _kill_processes(self):
         pids = self.pids()

@@ -1,17 +1,12 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Injecting and capturing test frames from inside a namespace: each raw
-socket lives in the interface's namespace.  A burst is sent from this
-process, on a socket a thread made there (env.in_netns); receivers and
-paced background senders are frames.py, run by `ip netns exec`."""
+socket lives in the interface's namespace, made there by a thread
+(env.in_netns).  A burst is sent from this process; receivers and paced
+background senders run on threads of this process (no python to start)."""
 
-import json
-import os
-import subprocess
-import sys
+import threading
 
-from . import cleanup, env, frames
-
-FRAMES_PY = os.path.join(os.path.dirname(os.path.abspath(__file__)), "frames.py")
+from . import env, frames
 
 # Sizes of whole frames (no FCS) for exact-count tests: minimum, common, MTU-sized.
 SIZES = [60, 64, 128, 512, 1000, 1500]
@@ -19,12 +14,6 @@ SIZES = [60, 64, 128, 512, 1000, 1500]
 
 def tag():
     return env.run_id()
-
-
-def _common(iface, src, dst, count, sizes, kind, flows, stream):
-    return ["--iface", iface.name, "--kind", kind, "--src", src, "--dst", dst,
-            "--tag", "%s/%s" % (tag(), stream), "--count", str(count),
-            "--sizes", ",".join(str(s) for s in sizes), "--flows", str(flows)]
 
 
 def send(iface, dst, count, sizes=SIZES, kind="raw", flows=1, src=None, stream="s"):
@@ -63,61 +52,64 @@ def send_spread(port, peer, count, sizes, flows, stream="spread"):
     return kernel
 
 
-class _FramesChild:
-    """A frames.py receiver in the interface's namespace: started by `with`,
-    which returns once it has bound (it prints READY); its JSON result read
-    when the block ends. Subclasses set `what`, `args`, `timeout`, and turn
-    the JSON into `result` in _result()."""
+class _Thread:
+    """A receiver or sender on a thread of this process, on a socket made in
+    the interface's namespace (env.in_netns): under the VM's emulated CPU a
+    python of its own to start costs seconds (3 to 4 s each, measured in
+    vm-zc/restart, two a cycle), a thread nothing. Started by `with`, which
+    returns once the socket is bound; the block's end waits for the thread
+    (a receiver's deadline) or, if the block raised, stops it. Subclasses
+    set `what` and `timeout` and define _socket() and _work(sock, stop)."""
 
     what = "receiver"
 
-    def __init__(self, iface, args, timeout):
-        cleanup.install()
+    def __init__(self, iface, timeout):
         self.iface = iface
-        self.args = args
         self.timeout = timeout
-        self.proc = None
         self.result = None
-        self._undo = None
+        self._stop = threading.Event()
+        self._out = {}
+        self._thread = None
 
     def __enter__(self):
-        self._undo = cleanup.push("%s on %s" % (self.what, self.iface), self._kill)
-        self.proc = env.popen(self.args, ns=self.iface.ns.name, stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True)
-        line = self.proc.stdout.readline()   # READY once bound (or EOF on error)
-        if line.strip() != "READY":
-            err = self.proc.stderr.read()
-            cleanup.release(self._undo)
-            raise env.HarnessError("%s on %s did not start: %s%s" % (self.what, self.iface,
-                                                                     line, err))
+        sock = env.in_netns(self.iface.ns.name, self._socket)
+
+        def body():
+            try:
+                self._out["value"] = self._work(sock, self._stop)
+            except BaseException as e:      # reported by __exit__
+                self._out["error"] = e
+        self._thread = threading.Thread(target=body, daemon=True,
+                                        name="%s on %s" % (self.what, self.iface))
+        self._thread.start()
         return self
+
+    def _end(self, timeout):
+        """Wait up to `timeout` seconds for the thread: its value, or HarnessError."""
+        self._thread.join(timeout)
+        if self._thread.is_alive():
+            self._stop.set()
+            self._thread.join(5)
+            raise env.HarnessError("%s on %s did not finish" % (self.what, self.iface))
+        if "error" in self._out:
+            raise env.HarnessError("%s on %s failed: %r"
+                                   % (self.what, self.iface, self._out["error"]))
+        return self._out["value"]
 
     def __exit__(self, exc_type, *exc):
         if exc_type is not None:
-            cleanup.release(self._undo)
+            self._stop.set()
+            self._thread.join(5)
             return False
-        try:
-            out, err = self.proc.communicate(timeout=env.scaled(self.timeout + 30))
-        except Exception:
-            cleanup.release(self._undo)
-            raise env.HarnessError("%s on %s did not finish" % (self.what, self.iface)) from None
-        cleanup.release(self._undo)
-        if self.proc.returncode != 0:
-            raise env.HarnessError("%s on %s failed (exit %d): %s"
-                                   % (self.what, self.iface, self.proc.returncode, err))
-        self._result(json.loads(out.strip().splitlines()[-1]))
+        self._result(self._end(env.scaled(self.timeout + 30)))
         return False
 
     def _result(self, doc):
         self.result = doc
 
-    def _kill(self):
-        if self.proc:
-            env.end_process(self.proc)
 
-
-class Capture(_FramesChild):
-    """Capture and verify one stream on `iface` (frames.py capture), e.g.
+class Capture(_Thread):
+    """Capture and verify one stream on `iface` (frames.capture_on), e.g.
 
         with Capture(h1, src=h0.mac, dst=h1.mac, count=n) as cap:
             traffic.send(h0, h1.mac, n)
@@ -128,10 +120,21 @@ class Capture(_FramesChild):
 
     def __init__(self, iface, src, dst, count, sizes=SIZES, kind="raw", flows=1,
                  stream="s", timeout=30, settle=0.5):
-        super().__init__(iface, [sys.executable, FRAMES_PY, "capture", "--timeout", str(timeout),
-                                 "--settle", str(settle)]
-                         + _common(iface, src, dst, count, sizes, kind, flows, stream),
-                         timeout)
+        super().__init__(iface, timeout)
+        self.settle = settle
+        self.verifier = frames.Verifier(kind, frames.mac_bytes(src), frames.mac_bytes(dst),
+                                        frames.tag_bytes("%s/%s" % (tag(), stream)),
+                                        list(sizes), flows, count)
+        for s in sizes:
+            if s < frames.MIN_SIZE[kind]:
+                raise env.HarnessError("%s frames need at least %d bytes, got %d"
+                                       % (kind, frames.MIN_SIZE[kind], s))
+
+    def _socket(self):
+        return frames.capture_socket(self.iface.name)
+
+    def _work(self, sock, stop):
+        return frames.capture_on(sock, self.verifier, self.timeout, self.settle, stop)
 
     def _result(self, doc):
         self.result = doc
@@ -160,58 +163,64 @@ def all_intact(res, in_order=False):
 expected_bytes = frames.expected_bytes
 
 
-class Background:
-    """Paced frames sent from `iface` while the block runs (frames.py send
-    --rate), e.g. so that a port is stopped and started under traffic:
+class Background(_Thread):
+    """Paced frames sent from `iface` while the block runs (frames.send_on
+    with a rate, on a thread), e.g. so that a port is stopped and started
+    under traffic:
 
         with Background(peer, port.mac, rate=2000, kind="udp"):
             ...
 
-    The sender is ended when the block ends; it gives up by itself after
+    The sender is stopped when the block ends; it gives up by itself after
     `max_seconds`. Nothing is counted: the tests count what arrived."""
+
+    what = "background sender"
 
     def __init__(self, iface, dst, rate, kind="udp", sizes=(128,), flows=1,
                  stream="background", max_seconds=300):
-        cleanup.install()
-        self.iface = iface
-        self.args = [sys.executable, FRAMES_PY, "send", "--rate", str(rate)] + _common(
-            iface, iface.mac, dst, int(rate * max_seconds), list(sizes), kind, flows, stream)
-        self.proc = None
-        self._undo = None
+        super().__init__(iface, 0)
+        self.args = (kind, frames.mac_bytes(iface.mac), frames.mac_bytes(dst),
+                     frames.tag_bytes("%s/%s" % (tag(), stream)), int(rate * max_seconds),
+                     list(sizes), flows, rate)
+        for s in sizes:
+            if s < frames.MIN_SIZE[kind]:
+                raise env.HarnessError("%s frames need at least %d bytes, got %d"
+                                       % (kind, frames.MIN_SIZE[kind], s))
 
-    def __enter__(self):
-        self._undo = cleanup.push("background sender on %s" % self.iface, self._kill)
-        self.proc = env.popen(self.args, ns=self.iface.ns.name,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        return self
+    def _socket(self):
+        return frames.packet_socket(self.iface.name)
 
-    def __exit__(self, *exc):
-        if self.proc.poll() is not None and self.proc.returncode != 0:
-            err = self.proc.stderr.read()
-            cleanup.release(self._undo)
-            raise env.HarnessError("background sender on %s failed (exit %d): %s"
-                                   % (self.iface, self.proc.returncode, err))
-        cleanup.release(self._undo)
+    def _work(self, sock, stop):
+        try:
+            return frames.send_on(sock, *self.args, stop=stop)
+        finally:
+            sock.close()
+
+    def __exit__(self, exc_type, *exc):
+        self._stop.set()
+        if exc_type is not None:
+            self._thread.join(5)
+            return False
+        self._end(10)
         return False
 
-    def _kill(self):
-        if self.proc:
-            env.end_process(self.proc)
-        if self.proc and self.proc.stderr:
-            self.proc.stderr.close()
 
-
-class Sniff(_FramesChild):
+class Sniff(_Thread):
     """The length, ethertype and addresses of the first `count` frames of
-    any kind arriving on `iface` (frames.py sniff); `result` is a list of
+    any kind arriving on `iface` (frames.sniff_on); `result` is a list of
     {'length', 'ethertype', 'src', 'dst'}."""
 
     what = "sniffer"
 
     def __init__(self, iface, count, timeout=15):
-        super().__init__(iface, [sys.executable, FRAMES_PY, "sniff", "--iface", iface.name,
-                                 "--count", str(count), "--timeout", str(timeout)], timeout)
+        super().__init__(iface, timeout)
+        self.count = count
+
+    def _socket(self):
+        return frames.sniff_socket(self.iface.name)
+
+    def _work(self, sock, stop):
+        return frames.sniff_on(sock, self.count, self.timeout, stop)
 
     def _result(self, doc):
         self.result = doc["frames"]
-

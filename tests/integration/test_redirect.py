@@ -3,8 +3,8 @@
 """redirect: the built-in program's redirect follows the running kernel.
 
 What to expect is read from the running kernel itself, independently of the
-driver's own probing: does `bpftool btf dump file /sys/kernel/btf/vmlinux`
-list BPF_FUNC_redirect_xsk in enum bpf_func_id (the direct redirect of our
+driver's own probing: does the kernel's BTF (/sys/kernel/btf/vmlinux, read
+by bpf.btf_names) list BPF_FUNC_redirect_xsk in enum bpf_func_id (the direct redirect of our
 patched kernel), and the function xdp_do_redirect_xsk_batch (its batched
 receive of bpf_redirect_map() into an XSKMAP)?  Then, on a veth pair, with N
 frames from afxdp-gen:
