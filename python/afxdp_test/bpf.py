@@ -26,7 +26,6 @@ import ctypes
 import json
 import os
 import platform
-import re
 import shutil
 import struct
 
