@@ -289,15 +289,17 @@ def send_on(sock, kind, src, dst, tag, count, sizes, flows=1, rate=0, stop=None)
     return {"sent": count, "bytes": sent_bytes, "enobufs_retries": retries}
 
 
-def capture_socket(iface):
-    """A raw AF_PACKET socket bound to iface that receives every frame, with
-    room for many, and nothing queued from before its bind."""
+def _bound_socket(iface, rcvbuf=None):
+    """A raw AF_PACKET socket bound to iface that receives every frame (with
+    a receive buffer of `rcvbuf` bytes if given), nothing queued from before
+    its bind."""
     sock = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(ETH_P_ALL))
     try:
-        try:
-            sock.setsockopt(socket.SOL_SOCKET, SO_RCVBUFFORCE, 32 << 20)
-        except OSError:
-            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 32 << 20)
+        if rcvbuf is not None:
+            try:
+                sock.setsockopt(socket.SOL_SOCKET, SO_RCVBUFFORCE, rcvbuf)
+            except OSError:
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
         sock.bind((iface, 0))
         # Frames queued between socket() and bind() may come from any interface.
         while select.select([sock], [], [], 0)[0]:
@@ -306,6 +308,11 @@ def capture_socket(iface):
         sock.close()
         raise
     return sock
+
+
+def capture_socket(iface):
+    """_bound_socket() with room for many frames."""
+    return _bound_socket(iface, 32 << 20)
 
 
 # How often a receiver on a thread looks at its `stop` event.
@@ -360,17 +367,8 @@ def sniff(iface, count, timeout, ready=None):
 
 
 def sniff_socket(iface):
-    """A raw AF_PACKET socket bound to iface that receives every frame,
-    nothing queued from before its bind."""
-    sock = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(ETH_P_ALL))
-    try:
-        sock.bind((iface, 0))
-        while select.select([sock], [], [], 0)[0]:
-            sock.recv(65536)
-    except OSError:
-        sock.close()
-        raise
-    return sock
+    """_bound_socket() with the default receive buffer."""
+    return _bound_socket(iface)
 
 
 def sniff_on(sock, count, timeout, stop=None):

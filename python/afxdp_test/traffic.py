@@ -16,19 +16,29 @@ def tag():
     return env.run_id()
 
 
+def _check_sizes(kind, sizes):
+    """HarnessError unless every size holds a `kind` frame's headers and tag."""
+    for s in sizes:
+        if s < frames.MIN_SIZE[kind]:
+            raise env.HarnessError("%s frames need at least %d bytes, got %d"
+                                   % (kind, frames.MIN_SIZE[kind], s))
+
+
+def _stream_tag(stream):
+    """The bytes that mark this run's frames of `stream`."""
+    return frames.tag_bytes("%s/%s" % (tag(), stream))
+
+
 def send(iface, dst, count, sizes=SIZES, kind="raw", flows=1, src=None, stream="s"):
     """Send `count` frames out of `iface` (cycling through `sizes`), from this
     process on a socket made in iface's namespace; returns frames.py's report
     {'sent', 'bytes', 'enobufs_retries'}."""
     src = src or iface.mac
-    for s in sizes:
-        if s < frames.MIN_SIZE[kind]:
-            raise env.HarnessError("%s frames need at least %d bytes, got %d"
-                                   % (kind, frames.MIN_SIZE[kind], s))
+    _check_sizes(kind, sizes)
     sock = env.in_netns(iface.ns.name, lambda: frames.packet_socket(iface.name))
     try:
         res = frames.send_on(sock, kind, frames.mac_bytes(src), frames.mac_bytes(dst),
-                             frames.tag_bytes("%s/%s" % (tag(), stream)), count, sizes, flows)
+                             _stream_tag(stream), count, sizes, flows)
     finally:
         sock.close()
     env.log("sent %d %s frames (%d bytes) on %s, sizes %s%s" % (
@@ -123,12 +133,9 @@ class Capture(_Thread):
         super().__init__(iface, timeout)
         self.settle = settle
         self.verifier = frames.Verifier(kind, frames.mac_bytes(src), frames.mac_bytes(dst),
-                                        frames.tag_bytes("%s/%s" % (tag(), stream)),
+                                        _stream_tag(stream),
                                         list(sizes), flows, count)
-        for s in sizes:
-            if s < frames.MIN_SIZE[kind]:
-                raise env.HarnessError("%s frames need at least %d bytes, got %d"
-                                       % (kind, frames.MIN_SIZE[kind], s))
+        _check_sizes(kind, sizes)
 
     def _socket(self):
         return frames.capture_socket(self.iface.name)
@@ -180,12 +187,9 @@ class Background(_Thread):
                  stream="background", max_seconds=300):
         super().__init__(iface, 0)
         self.args = (kind, frames.mac_bytes(iface.mac), frames.mac_bytes(dst),
-                     frames.tag_bytes("%s/%s" % (tag(), stream)), int(rate * max_seconds),
+                     _stream_tag(stream), int(rate * max_seconds),
                      list(sizes), flows, rate)
-        for s in sizes:
-            if s < frames.MIN_SIZE[kind]:
-                raise env.HarnessError("%s frames need at least %d bytes, got %d"
-                                       % (kind, frames.MIN_SIZE[kind], s))
+        _check_sizes(kind, sizes)
 
     def _socket(self):
         return frames.packet_socket(self.iface.name)
