@@ -21,7 +21,8 @@ testpmd starts with the row's devargs and log level and N frames are sent;
 the kernel's own count of frames its busy polling processed,
 BusyPollRxPackets of the namespace (/proc/net/netstat), says whether busy
 polling really ran. Checks:
-  - the port receives exactly N frames;
+  - the port receives exactly the frames sent (N, or N per burst in the
+    last row: see MUST_POLL_ROUNDS);
   - where the driver says NOTICE_TEXT ("busy polling has no effect", naming
     port and queue: no NAPI id), busy polling did not run; the line is a
     warning with busy_budget=32 and only a note for the default budget (at
@@ -69,6 +70,11 @@ FRAMES = 200
 # own, DEFER_HARD_IRQS times.
 GRO_FLUSH_TIMEOUT_NS = 200000
 DEFER_HARD_IRQS = 2
+# Where busy polling must run (GRO on, 6.12), whether one burst's frames
+# meet a busy poll before the NAPI's own timer run is still timing (a loaded
+# host's slow vCPUs: 0 of 200 seen once in vm-zc): the burst is repeated up
+# to this many times until the kernel's count shows a busy poll.
+MUST_POLL_ROUNDS = 5
 
 
 def gro_gives_napi_id():
@@ -107,14 +113,20 @@ def one_run(t, net, dut, port, peer, devargs, level, shown, gro):
     tp = testpmd.TestPmd(dut, [vdev], fwd="rxonly",
                          eal_extra=["--log-level=pmd.net.af_xdp:%s" % level],
                          label="testpmd[%s]" % what)
+    must_poll = gro and gro_gives_napi_id()
     with tp:
         tp.cmd("start")
         before = busy_poll_rx_packets(dut)
-        traffic.send(peer, port.mac, FRAMES, SIZES)
-        st = tp.wait_rx(0, FRAMES)
-        polled = busy_poll_rx_packets(dut) - before
+        sent = 0
+        for _ in range(MUST_POLL_ROUNDS if must_poll else 1):
+            traffic.send(peer, port.mac, FRAMES, SIZES)
+            sent += FRAMES
+            st = tp.wait_rx(0, sent)
+            polled = busy_poll_rx_packets(dut) - before
+            if polled:
+                break
         tp.cmd("stop")
-        t.equal(st["RX-packets"], FRAMES, "%s: RX-packets" % what)
+        t.equal(st["RX-packets"], sent, "%s: RX-packets" % what)
         said = [ln.strip() for ln in tp.transcript.splitlines() if NOTICE_TEXT in ln]
         named = [ln.strip() for ln in tp.transcript.splitlines() if NAPI_TEXT in ln]
         for ln in said + named:
@@ -131,9 +143,9 @@ def one_run(t, net, dut, port, peer, devargs, level, shown, gro):
         if q.get("busy_poll.reason") == "no-napi-id":
             t.check(polled == 0, "%s: busy polling off for want of a NAPI id (state), and it "
                     "did not run (BusyPollRxPackets +%d)" % (what, polled))
-        if gro and gro_gives_napi_id():
+        if must_poll:
             t.check(polled > 0, "%s: veth's NAPI runs before the bind: busy polling ran "
-                    "(BusyPollRxPackets +%d)" % (what, polled))
+                    "(BusyPollRxPackets +%d after %d frames)" % (what, polled, sent))
         if said:
             # No NAPI id: the kernel cannot busy poll this socket.
             t.check(polled == 0, "%s: the driver says %r, and busy polling did not run "
