@@ -2,7 +2,7 @@
 /*
  * xsk_rx --ifname IF --prog map|xsk --mode drv|skb|zc --count N --run-id ID
  *        [--scenario single|shared|restore|absent|alternate|switch|churn|
- *                    multiqueue]
+ *                    multiqueue|refused]
  *        [--other-ifname IF2] [--timeout SEC] [--ready FILE] [--sent FILE]
  *        [--require]
  *
@@ -37,6 +37,13 @@
  *              of its own, in copy mode on queue 1 of the same device, each
  *              at its queue's key: frames 0 .. N/2-1 must reach the first,
  *              the others the third (the sender steers them to the queues).
+ *   refused    one socket, in the map, and a program that redirects every
+ *              frame to --other-ifname with bpf_redirect(), a device that
+ *              refuses them (lo: no ndo_xdp_xmit): the socket gets nothing.
+ *              In zc mode each redirect copies the frame out of its pool
+ *              buffer first; the caller checks that the refused copies are
+ *              freed (the guest's free memory) and the frames counted in
+ *              the device's rx_dropped.
  *
  * The program is attached in native (drv) or generic (skb) mode, the sockets
  * bound in copy mode; zc is native mode with the sockets bound in zero-copy
@@ -81,13 +88,13 @@ struct sock_state {
 
 enum scenario {
 	SC_SINGLE, SC_SHARED, SC_RESTORE, SC_ABSENT, SC_ALTERNATE, SC_SWITCH, SC_CHURN,
-	SC_MULTIQUEUE,
+	SC_MULTIQUEUE, SC_REFUSED,
 };
 
 static const char *const scenario_names[] = {
 	[SC_SINGLE] = "single", [SC_SHARED] = "shared", [SC_RESTORE] = "restore",
 	[SC_ABSENT] = "absent", [SC_ALTERNATE] = "alternate", [SC_SWITCH] = "switch",
-	[SC_CHURN] = "churn", [SC_MULTIQUEUE] = "multiqueue",
+	[SC_CHURN] = "churn", [SC_MULTIQUEUE] = "multiqueue", [SC_REFUSED] = "refused",
 };
 
 /* churn: the fewest sockets bound one after the other */
@@ -104,6 +111,7 @@ static int expected_socket(enum scenario sc, uint32_t seq, uint32_t switch_at)
 	case SC_RESTORE:
 		return 1;
 	case SC_ABSENT:
+	case SC_REFUSED:
 		return -1;
 	case SC_ALTERNATE:
 		return seq & 1;
@@ -252,7 +260,7 @@ static void usage(const char *argv0)
 {
 	MSG("usage: %s --ifname IF --prog map|xsk --mode drv|skb|zc --count N --run-id ID\n"
 	    "       [--scenario single|shared|restore|absent|alternate|switch|churn|"
-	    "multiqueue]\n"
+	    "multiqueue|refused]\n"
 	    "       [--other-ifname IF2] [--timeout SEC] [--ready FILE] [--sent FILE]\n"
 	    "       [--require]\n", argv0);
 	exit(2);
@@ -332,6 +340,10 @@ int main(int argc, char **argv)
 		usage(argv[0]);
 	if (sc == SC_RESTORE && (kind != XDT_PROG_XSK || !other_ifname)) {
 		MSG("the restore scenario needs --prog xsk and --other-ifname\n");
+		return 2;
+	}
+	if (sc == SC_REFUSED && !other_ifname) {
+		MSG("the refused scenario needs --other-ifname\n");
 		return 2;
 	}
 	if ((sc == SC_ALTERNATE || sc == SC_SWITCH) && kind != XDT_PROG_MAP) {
@@ -466,6 +478,8 @@ int main(int argc, char **argv)
 		prog = xdt_prog_redirect_by_seq(map, XDT_KEY_PARITY, 0);
 	else if (sc == SC_SWITCH)
 		prog = xdt_prog_redirect_by_seq(map, XDT_KEY_SWITCH, switch_at);
+	else if (sc == SC_REFUSED)
+		prog = xdt_prog_redirect_ifindex(other_ifindex);
 	else
 		prog = xdt_prog_redirect(kind, map, XDP_PASS, &feature, true, BPF_XDP, false);
 	if (prog < 0)
