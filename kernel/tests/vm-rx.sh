@@ -21,7 +21,8 @@
 # peer's skb (TCP and UDP with its checksum offload on, their skb hash, a
 # VLAN tag out of band), frames longer than a chunk too (the copy-mode
 # path); frames redirected to a device that refuses them, which may cost
-# no memory; a socket closed and bound again and again while frames
+# no memory, and to a socket of another device, whose buffers must all go
+# back to the pool; a socket closed and bound again and again while frames
 # arrive; a pool on queue 0 of a two-queue veth while queue 1 receives in
 # copy mode; link down/up and deletion of the
 # peer under traffic, each followed by exact counts; zero-copy transmit
@@ -508,6 +509,13 @@ if [ "$mode" = zc ]; then
 	COUNT=$REFUSED_COUNT DURING=refused_mark AFTER=refused_check run_case \
 		"zc: redirects lo refuses give their buffer back and free their copy" \
 		packet --prog map --scenario refused --other-ifname lo
+	# Bursts of 64 alternating between the pool's socket and one on vc,
+	# which refuses va's frames: after a few batches of one, the poll
+	# redirects frame by frame (xdp_do_redirect()), and the buffers of the
+	# 10000 refused frames, five times the UMEM's, must all go back to the
+	# pool for the 10000 others to arrive
+	COUNT=20000 run_case "zc: redirects a socket of another device refuses give their buffer back" \
+		burst --prog map --scenario foreign --other-ifname vc
 	COUNT=20000 run_case "zc: a socket closed and bound again and again while frames arrive" \
 		packet --prog map --scenario churn
 	run_case "zc: bpf_redirect_map, one socket, after the churn" packet --prog map --scenario single
