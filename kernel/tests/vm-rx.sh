@@ -19,9 +19,12 @@
 # in zc mode only: frames the program passes reach the stack intact (ping,
 # its data checked) while a pool is bound, with what copy mode keeps of the
 # peer's skb (TCP and UDP with its checksum offload on, their skb hash, a
-# VLAN tag out of band); a socket closed and bound again
-# and again while frames arrive; a pool on queue 0 of a two-queue veth
-# while queue 1 receives in copy mode; link down/up and deletion of the
+# VLAN tag out of band), frames longer than a chunk too (the copy-mode
+# path); frames redirected to a device that refuses them, which may cost
+# no memory, and to a socket of another device, whose buffers must all go
+# back to the pool; a socket closed and bound again and again while frames
+# arrive; a pool on queue 0 of a two-queue veth while queue 1 receives in
+# copy mode; link down/up and deletion of the
 # peer under traffic, each followed by exact counts; zero-copy transmit
 # into a slow peer (xsk_tx, next to xsk_rx): every descriptor completed and
 # every frame delivered; then, on the same veth, transmit from sockets set
@@ -152,7 +155,8 @@ set_threaded() {
 # In the environment: THREADED=1: va's NAPI runs in a kernel thread, so that
 # skbs from the sender queue up between its polls. COUNT: frames instead of
 # count. DURING: a command run once the receiver is ready, before the
-# frames are sent; the case fails if it fails. RX_IF, TX_IF: another pair
+# frames are sent; the case fails if it fails. AFTER: the same, run once
+# the receiver is done. RX_IF, TX_IF: another pair
 # than va/vb. SENDER: a command sending the frames instead of pkt_inject,
 # called with the sender's device, the count and the run id.
 run_case() {
@@ -192,6 +196,10 @@ run_case() {
 	wait "$rx_pid"
 	rc=$?
 	rx_pid=
+	if [ -n "${AFTER:-}" ] && ! $AFTER; then
+		echo "# $AFTER failed"
+		during=1
+	fi
 	[ "${THREADED:-0}" = 1 ] && set_threaded 0
 	after=$(redirect_xsk_stat)
 	case "$native/$*" in
@@ -274,6 +282,52 @@ pass_offloaded() {
 	in_rx ip link del va.100
 	in_tx ip link del vb.100
 	return $rc
+}
+
+# A frame longer than a buffer of the pool (xsk_rx's 2048-byte chunks hold
+# 1792 bytes after the headroom) takes the copy-mode path. The xsk core
+# refuses a zero-copy bind at an MTU the chunks cannot hold, but not an MTU
+# raised after the bind: at MTU 3000, set once the socket is bound, 10 pings
+# of 2800 bytes, which the program passes, must all be answered, and va may
+# count none of them in its drops. (The case resets the MTU.)
+jumbo_through_pool() {
+	local out before after
+	in_rx ip link set va mtu 3000 && in_tx ip link set vb mtu 3000 || return 1
+	before=$(in_rx cat /sys/class/net/va/statistics/rx_dropped)
+	out=$(in_tx ping -c 10 -i 0.05 -s 2800 -M do -p 5ac3e1 -W 5 10.199.0.1 2>&1)
+	after=$(in_rx cat /sys/class/net/va/statistics/rx_dropped)
+	echo "$out" | tail -n 2 | sed 's/^/# ping: /'
+	echo "# va rx_dropped +$((after - before)) (want +0)"
+	echo "$out" | grep -q ' 10 received' && ! echo "$out" | grep -q 'wrong data' &&
+		[ "$after" = "$before" ]
+}
+
+# The guest's available memory, in kB
+mem_available() {
+	awk '/^MemAvailable:/ { print $2 }' /proc/meminfo
+}
+
+# Frames the program redirects to a device that refuses them (lo, which has
+# no ndo_xdp_xmit): in zero-copy mode each is first copied out of its pool
+# buffer into a page of its own, the buffer going back to the pool, and
+# the copy must be freed when lo refuses it (xdp_do_redirect() leaves that
+# to the driver). refused_mark before the frames, refused_check after: the
+# copies of REFUSED_COUNT frames would hold 4 kB each, their loss of
+# available memory may be a quarter of that at most (the receiver and the
+# sender come and go in between), and each frame must be counted in va's
+# rx_dropped (at least: anything else va receives is redirected too).
+REFUSED_COUNT=20000
+refused_mark() {
+	refused_mem=$(mem_available)
+	refused_drops=$(in_rx cat /sys/class/net/va/statistics/rx_dropped)
+}
+refused_check() {
+	local now=$(mem_available) limit=$((REFUSED_COUNT * 4 / 4)) lost
+	local drops=$(($(in_rx cat /sys/class/net/va/statistics/rx_dropped) - refused_drops))
+	lost=$((refused_mem - now))
+	echo "# available memory $refused_mem kB before, $now kB after (lost at most $limit kB)," \
+		"va rx_dropped +$drops (want >= $REFUSED_COUNT)"
+	[ "$lost" -le "$limit" ] && [ "$drops" -ge "$REFUSED_COUNT" ]
 }
 
 # Half the frames from CPU 0, half from CPU 1: veth queues an xdp_frame on
@@ -447,6 +501,21 @@ if [ "$mode" = zc ]; then
 	DURING=pass_offloaded run_case \
 		"zc: XDP_PASS keeps a partial checksum (TCP, UDP) and an out-of-band VLAN tag" \
 		packet --prog map --scenario single
+	DURING=jumbo_through_pool run_case \
+		"zc: frames longer than a chunk take the copy-mode path (XDP_PASS at MTU 3000)" \
+		packet --prog map --scenario single
+	in_rx ip link set va mtu 1500
+	in_tx ip link set vb mtu 1500
+	COUNT=$REFUSED_COUNT DURING=refused_mark AFTER=refused_check run_case \
+		"zc: redirects lo refuses give their buffer back and free their copy" \
+		packet --prog map --scenario refused --other-ifname lo
+	# Bursts of 64 alternating between the pool's socket and one on vc,
+	# which refuses va's frames: after a few batches of one, the poll
+	# redirects frame by frame (xdp_do_redirect()), and the buffers of the
+	# 10000 refused frames, five times the UMEM's, must all go back to the
+	# pool for the 10000 others to arrive
+	COUNT=20000 run_case "zc: redirects a socket of another device refuses give their buffer back" \
+		burst --prog map --scenario foreign --other-ifname vc
 	COUNT=20000 run_case "zc: a socket closed and bound again and again while frames arrive" \
 		packet --prog map --scenario churn
 	run_case "zc: bpf_redirect_map, one socket, after the churn" packet --prog map --scenario single

@@ -2,7 +2,7 @@
 /*
  * xsk_rx --ifname IF --prog map|xsk --mode drv|skb|zc --count N --run-id ID
  *        [--scenario single|shared|restore|absent|alternate|switch|churn|
- *                    multiqueue]
+ *                    multiqueue|refused|foreign]
  *        [--other-ifname IF2] [--timeout SEC] [--ready FILE] [--sent FILE]
  *        [--require]
  *
@@ -37,6 +37,21 @@
  *              of its own, in copy mode on queue 1 of the same device, each
  *              at its queue's key: frames 0 .. N/2-1 must reach the first,
  *              the others the third (the sender steers them to the queues).
+ *   refused    one socket, in the map, and a program that redirects every
+ *              frame to --other-ifname with bpf_redirect(), a device that
+ *              refuses them (lo: no ndo_xdp_xmit): the socket gets nothing.
+ *              In zc mode each redirect copies the frame out of its pool
+ *              buffer first; the caller checks that the refused copies are
+ *              freed (the guest's free memory) and the frames counted in
+ *              the device's rx_dropped.
+ *   foreign    the first socket at key 0, and at key 1 a socket on
+ *              --other-ifname (copy mode, a UMEM of its own), which refuses
+ *              frames of this device; the program keyed by the frame's
+ *              number, as in alternate: the even frames reach the first
+ *              socket, the odd ones nothing. Each refused frame's buffer
+ *              must go back to the first socket's pool (in zc mode): with
+ *              more odd frames than UMEM frames, a lost buffer shows as
+ *              even frames missing.
  *
  * The program is attached in native (drv) or generic (skb) mode, the sockets
  * bound in copy mode; zc is native mode with the sockets bound in zero-copy
@@ -81,13 +96,14 @@ struct sock_state {
 
 enum scenario {
 	SC_SINGLE, SC_SHARED, SC_RESTORE, SC_ABSENT, SC_ALTERNATE, SC_SWITCH, SC_CHURN,
-	SC_MULTIQUEUE,
+	SC_MULTIQUEUE, SC_REFUSED, SC_FOREIGN,
 };
 
 static const char *const scenario_names[] = {
 	[SC_SINGLE] = "single", [SC_SHARED] = "shared", [SC_RESTORE] = "restore",
 	[SC_ABSENT] = "absent", [SC_ALTERNATE] = "alternate", [SC_SWITCH] = "switch",
-	[SC_CHURN] = "churn", [SC_MULTIQUEUE] = "multiqueue",
+	[SC_CHURN] = "churn", [SC_MULTIQUEUE] = "multiqueue", [SC_REFUSED] = "refused",
+	[SC_FOREIGN] = "foreign",
 };
 
 /* churn: the fewest sockets bound one after the other */
@@ -104,6 +120,7 @@ static int expected_socket(enum scenario sc, uint32_t seq, uint32_t switch_at)
 	case SC_RESTORE:
 		return 1;
 	case SC_ABSENT:
+	case SC_REFUSED:
 		return -1;
 	case SC_ALTERNATE:
 		return seq & 1;
@@ -111,6 +128,8 @@ static int expected_socket(enum scenario sc, uint32_t seq, uint32_t switch_at)
 		return seq >= switch_at;
 	case SC_MULTIQUEUE:
 		return seq >= switch_at ? 2 : 0;
+	case SC_FOREIGN:
+		return seq & 1 ? -1 : 0;
 	default:
 		return 0;
 	}
@@ -252,7 +271,7 @@ static void usage(const char *argv0)
 {
 	MSG("usage: %s --ifname IF --prog map|xsk --mode drv|skb|zc --count N --run-id ID\n"
 	    "       [--scenario single|shared|restore|absent|alternate|switch|churn|"
-	    "multiqueue]\n"
+	    "multiqueue|refused|foreign]\n"
 	    "       [--other-ifname IF2] [--timeout SEC] [--ready FILE] [--sent FILE]\n"
 	    "       [--require]\n", argv0);
 	exit(2);
@@ -334,7 +353,12 @@ int main(int argc, char **argv)
 		MSG("the restore scenario needs --prog xsk and --other-ifname\n");
 		return 2;
 	}
-	if ((sc == SC_ALTERNATE || sc == SC_SWITCH) && kind != XDT_PROG_MAP) {
+	if ((sc == SC_REFUSED || sc == SC_FOREIGN) && !other_ifname) {
+		MSG("the %s scenario needs --other-ifname\n", scenario_name);
+		return 2;
+	}
+	if ((sc == SC_ALTERNATE || sc == SC_SWITCH || sc == SC_FOREIGN) &&
+	    kind != XDT_PROG_MAP) {
 		MSG("the %s scenario needs --prog map (its program picks the key)\n",
 		    scenario_name);
 		return 2;
@@ -428,6 +452,18 @@ int main(int argc, char **argv)
 		socks[0].open = false;
 	}
 
+	if (sc == SC_FOREIGN) {
+		/* In the map only: frames of @ifindex never reach it */
+		if (xdt_umem_alloc(&other_umem, 64, FRAME_SIZE) ||
+		    xdt_xsk_open(&socks[2].xsk, &other_umem, 64, 64) ||
+		    xdt_xsk_bind_mode(&socks[2].xsk, other_ifindex, 0, -1, XDP_COPY) ||
+		    bpf_map_update_elem(map, &one, &socks[2].xsk.fd, BPF_ANY)) {
+			MSG("socket on %s: %s\n", other_ifname, strerror(errno));
+			goto out;
+		}
+		socks[2].open = true;
+	}
+
 	if (sc == SC_MULTIQUEUE) {
 		/* Copy mode beside the first socket's mode, on the next queue */
 		if (xdt_umem_alloc(&other_umem, UMEM_FRAMES, FRAME_SIZE) ||
@@ -462,10 +498,12 @@ int main(int argc, char **argv)
 		goto out;
 	}
 
-	if (sc == SC_ALTERNATE)
+	if (sc == SC_ALTERNATE || sc == SC_FOREIGN)
 		prog = xdt_prog_redirect_by_seq(map, XDT_KEY_PARITY, 0);
 	else if (sc == SC_SWITCH)
 		prog = xdt_prog_redirect_by_seq(map, XDT_KEY_SWITCH, switch_at);
+	else if (sc == SC_REFUSED)
+		prog = xdt_prog_redirect_ifindex(other_ifindex);
 	else
 		prog = xdt_prog_redirect(kind, map, XDP_PASS, &feature, true, BPF_XDP, false);
 	if (prog < 0)
