@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Rx batch microbenchmark: instructions/packet (callgrind) and TSC cycles/packet.
 
-    run.py <bench_rx binary> [--runs N] [--bursts N] [--burst B]
+    run.py <bench_rx binary> [--runs N] [--bursts N] [--burst B] [--builds B,...]
 
 Instructions come from valgrind --tool=callgrind with collection only around
 af_xdp_rx_burst() (fill-ring refill included): repeatable whatever else the
@@ -119,9 +119,20 @@ def main():
     ap.add_argument("--burst", type=int, default=64)
     ap.add_argument("--huge-dir",
                     help="a hugetlbfs mount: cycles also with the mempool on hugepages")
+    ap.add_argument("--builds",
+                    help="only these builds, comma-separated (default: every one this CPU runs)")
     args = ap.parse_args()
 
     builds = available_builds(args.binary)
+    if args.builds:
+        wanted = args.builds.split(",")
+        unknown = [b for b in wanted if b not in BUILD_FUNCTIONS]
+        if unknown:
+            ap.error("--builds: unknown %s (known: %s)" % (", ".join(unknown),
+                                                           ", ".join(BUILD_FUNCTIONS)))
+        builds = [b for b in builds if b in wanted]
+        if not builds:
+            sys.exit("none of --builds %s runs on this CPU" % args.builds)
     # Instructions first, all of them (the native runs after: cycles are
     # measured with nothing of ours beside them).
     ipps = callgrind_all(args.binary, builds, min(args.bursts, 20000), args.burst)

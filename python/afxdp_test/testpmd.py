@@ -164,6 +164,12 @@ class TestPmd:
     def start(self, expect_prompt=True, timeout=STARTUP_TIMEOUT):
         """Run testpmd and wait for its first prompt (or for it to exit, if
         expect_prompt is False and it does)."""
+        self.launch()
+        return self.wait_started(expect_prompt, timeout)
+
+    def launch(self):
+        """Run testpmd, not waiting for it (wait_started() does): several
+        started at once wait out their start-up together."""
         env.log("%s: %s" % (self.label, self.command_line()))
         master, slave = pty.openpty()
         tty.setraw(slave)
@@ -176,6 +182,11 @@ class TestPmd:
         finally:
             os.close(slave)
         os.set_blocking(master, False)
+
+    def wait_started(self, expect_prompt=True, timeout=STARTUP_TIMEOUT):
+        """Wait for the first prompt of a launch()ed testpmd (see start());
+        touches nothing but this testpmd, so it may run on a thread of its
+        own beside other testpmds' (not the clean-up stack)."""
         at = self._read_until_prompt(timeout, what="first prompt")
         self.startup_output = self.transcript[:at] if at >= 0 else self.transcript
         if at >= 0:

@@ -4,7 +4,9 @@
 
 The driver gives the device plugin AF_XDP_CNI_TIMEOUT_S (5 s) to take the
 connection and to answer each request (af_xdp_cni.c). For each fake plugin
-below (lib cni.py), testpmd starts with `use_cni=1,dp_path=<its socket>`
+below (lib cni.py), all at once (each on a veth of its own, so that they
+wait out the driver's deadlines together: 25 s -> 12 s), testpmd starts
+with `use_cni=1,dp_path=<its socket>`
 and must reach its first prompt (a deadline of several times the driver's
 guards against a hang: before the deadlines existed, the first two rows
 hung testpmd for good), with port 0 not started and a line of the driver's
@@ -23,6 +25,7 @@ launch to its prompt is logged beside that of a plain port's.
 
 import os
 import socket
+import threading
 import time
 
 from afxdp_test import cni, dpdk_output, env, runner, testpmd, topo
@@ -65,46 +68,114 @@ def driver_lines(text, path):
     return [ln.strip() for ln in text.splitlines() if "dp_path=%s" % path in ln]
 
 
-def run_case(t, net, dut, port, name, behaviour, answer, wants):
-    path = os.path.join(env.run_dir(), "afxdp-dp-%s.sock" % name)
-    vdev = "net_af_xdp0,iface=%s,use_cni=1,dp_path=%s" % (port.name, path)
-    env.log("--- %s plugin" % name)
-    with cni.FakeDevicePlugin(path, -1, host_answer=answer, behaviour=behaviour) as dp:
-        tp = testpmd.TestPmd(dut, [vdev], label="testpmd[%s plugin]" % name)
+def on_threads(fn, items):
+    """fn(item) for every item at once, a thread each: the cases' testpmds
+    wait out the driver's deadlines together, not one after the other (the
+    threads touch only their own testpmd: no clean-up stack, no checks).
+    [(value, None) or (None, exception)] in the order of `items`."""
+    out = [None] * len(items)
+
+    def body(i, item):
         try:
-            took = time_to_prompt(tp)
-        except testpmd.TestPmdError as e:
-            t.check(False, "%s plugin: testpmd reaches its prompt" % name, str(e))
-            tp.close()
-            return None
-        with tp:
-            log = tp.startup_output
-            t.require(tp.alive(), "%s plugin: testpmd reaches its prompt (exit code %s)"
-                      % (name, tp.returncode), log[-3000:])
-            t.check("Fail to start port 0" in log, "%s plugin: port 0 does not start" % name)
-            lines = driver_lines(log, path)
-            for ln in lines:
-                env.log("    | %s" % ln)
-            for want in wants:
-                t.check(any(want in ln for ln in lines),
-                        "%s plugin: a message naming dp_path says %r" % (name, want),
-                        "\n".join(dpdk_output.problem_lines(log)))
-            env.log("%s plugin: testpmd's prompt %.1f s after launch (requests seen: %s)"
-                    % (name, took, dp.requests))
-            t.equal(dp.fds_sent, 0, "%s plugin: map fds passed" % name)
-            out = tp.cmd("port start 0", timeout=STARTUP_DEADLINE)
-            t.check("Fail to start port 0" in out or any(w in out for w in wants),
-                    "%s plugin: `port start 0` at the prompt fails too, and returns" % name, out)
-            t.quit_testpmd(tp, net)
-    return took
+            out[i] = (fn(item), None)
+        except Exception as e:      # reported by the caller, on the main thread
+            out[i] = (None, e)
+    threads = [threading.Thread(target=body, args=(i, it), name="cni case %d" % i)
+               for i, it in enumerate(items)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    return out
+
+
+class Case:
+    """One fake plugin and its testpmd, on a veth of its own."""
+
+    def __init__(self, net, dut, gen, i, name, behaviour, answer, wants):
+        self.name, self.wants = name, wants
+        self.port, _ = net.veth(dut, "d%d" % i, gen, "g%d" % i)
+        self.path = os.path.join(env.run_dir(), "afxdp-dp-%s.sock" % name)
+        self.dp = cni.FakeDevicePlugin(self.path, -1, host_answer=answer, behaviour=behaviour)
+        vdev = "net_af_xdp0,iface=%s,use_cni=1,dp_path=%s" % (self.port.name, self.path)
+        self.tp = testpmd.TestPmd(dut, [vdev], label="testpmd[%s plugin]" % name)
+        self.took = None
+
+    def launch(self):
+        self.dp.__enter__()
+        self.launched = time.monotonic()
+        self.tp.launch()
+
+    def wait(self):
+        self.tp.wait_started(expect_prompt=False, timeout=STARTUP_DEADLINE)
+        self.took = time.monotonic() - self.launched
+
+    def port_start(self):
+        return self.tp.cmd("port start 0", timeout=STARTUP_DEADLINE)
+
+    def close(self):
+        self.tp.close()
+        self.dp.__exit__(None, None, None)
+
+
+def check_started(t, c, error):
+    """After its first prompt: port 0 not started, the driver's lines saying why."""
+    name = c.name
+    if error is not None:
+        t.check(False, "%s plugin: testpmd reaches its prompt" % name, str(error))
+        return False
+    log = c.tp.startup_output
+    t.check(c.tp.alive(), "%s plugin: testpmd reaches its prompt (exit code %s)"
+            % (name, c.tp.returncode), log[-3000:])
+    if not c.tp.alive():
+        return False
+    t.check("Fail to start port 0" in log, "%s plugin: port 0 does not start" % name)
+    lines = driver_lines(log, c.path)
+    for ln in lines:
+        env.log("    | %s" % ln)
+    for want in c.wants:
+        t.check(any(want in ln for ln in lines),
+                "%s plugin: a message naming dp_path says %r" % (name, want),
+                "\n".join(dpdk_output.problem_lines(log)))
+    env.log("%s plugin: testpmd's prompt %.1f s after launch (requests seen: %s)"
+            % (name, c.took, c.dp.requests))
+    t.equal(c.dp.fds_sent, 0, "%s plugin: map fds passed" % name)
+    return True
+
+
+def run_cases(t, net, dut, gen):
+    """Every case at once: each testpmd launched, their first prompts and
+    their `port start 0` waited for together (the silent and no_accept
+    plugins cost the driver's deadline at each), then each case checked and
+    ended, the last launched first (the clean-up stack's order)."""
+    cases = [Case(net, dut, gen, i, *c) for i, c in enumerate(CASES)]
+    for c in cases:
+        c.launch()
+    started = [check_started(t, c, err) for c, (_, err)
+               in zip(cases, on_threads(Case.wait, cases))]
+    live = [c for c, ok in zip(cases, started) if ok]
+    outs = dict(zip((c.name for c in live), on_threads(Case.port_start, live)))
+    for c in reversed(cases):
+        if c.name in outs:
+            out, err = outs[c.name]
+            if err is not None:
+                t.check(False, "%s plugin: `port start 0` at the prompt returns" % c.name,
+                        str(err))
+            else:
+                t.check("Fail to start port 0" in out or any(w in out for w in c.wants),
+                        "%s plugin: `port start 0` at the prompt fails too, and returns"
+                        % c.name, out)
+                t.quit_testpmd(c.tp, net)
+        c.close()
+    return {c.name: c.took for c in cases}
 
 
 def main(t):
     with topo.Topology() as net:
         dut, gen = net.netns("dut"), net.netns("gen")
-        port, _ = net.veth(dut, "d0", gen, "g0")
+        port, _ = net.veth(dut, "d", gen, "g")
         plain = plain_port(t, dut, port)
-        took = {c[0]: run_case(t, net, dut, port, *c) for c in CASES}
+        took = run_cases(t, net, dut, gen)
         env.log("time from testpmd's launch to its prompt: plain port %.1f s; %s"
                 % (plain, "; ".join("%s plugin %s" % (n, "hung" if s is None else "%.1f s" % s)
                                     for n, s in took.items())))

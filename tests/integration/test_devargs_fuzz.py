@@ -10,8 +10,9 @@ very long strings, among valid devargs on a real veth.
 Each runs as `dpdk-testpmd <EAL options> --vdev net_af_xdp0,<devargs> --
 --help`: EAL probes the device exactly as for any testpmd run (the probe is
 part of rte_eal_init()), then testpmd prints its usage and exits before
-creating a mempool, a fifth of a second a run, half of it asleep (EAL's TSC
-estimate): JOBS run at a time. That it is the same probe is
+creating a mempool: a quarter of a second a run, of which about 55 ms on a
+CPU (perf stat's task-clock) and 0.1 s asleep in EAL's TSC estimate: JOBS
+run at a time. That it is the same probe is
 checked first: for a few rows of SAME_PATH, the driver's lines of this run
 and of an interactive testpmd's start-up are the same.
 
@@ -39,8 +40,9 @@ SEED = 10
 RANDOM_CASES = 300
 PROBE_DEADLINE = 20          # seconds: only against a hang
 MEM_MB = 64                  # EAL memory: no mempool is created
-JOBS = 2                     # probes at a time: the machine has 2 cores, and a
-                             # probe sleeps 0.1 s of its 0.2 (EAL's TSC estimate)
+JOBS = 6                     # probes at a time: a probe is a fifth of its time on
+                             # a CPU, so 6 keep the machine's 2 cores busy (2: 47 s
+                             # for the probes at load 8, 6: 32 s; they do not poll)
 POLL = 0.01                  # seconds between looks at the running probes
 ACCEPTED = "port 0 on %s"
 REFUSED = "No probed ethernet devices"
