@@ -23,9 +23,9 @@ launch to its prompt is logged beside that of a plain port's.
   hang_up    closes the connection after /connect: "closed the connection"
 """
 
+import concurrent.futures
 import os
 import socket
-import threading
 import time
 
 from afxdp_test import cni, dpdk_output, env, runner, testpmd, topo
@@ -73,20 +73,9 @@ def on_threads(fn, items):
     wait out the driver's deadlines together, not one after the other (the
     threads touch only their own testpmd: no clean-up stack, no checks).
     [(value, None) or (None, exception)] in the order of `items`."""
-    out = [None] * len(items)
-
-    def body(i, item):
-        try:
-            out[i] = (fn(item), None)
-        except Exception as e:      # reported by the caller, on the main thread
-            out[i] = (None, e)
-    threads = [threading.Thread(target=body, args=(i, it), name="cni case %d" % i)
-               for i, it in enumerate(items)]
-    for th in threads:
-        th.start()
-    for th in threads:
-        th.join()
-    return out
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(len(items), 1)) as pool:
+        futures = [pool.submit(fn, item) for item in items]
+    return [(None, f.exception()) if f.exception() else (f.result(), None) for f in futures]
 
 
 class Case:
