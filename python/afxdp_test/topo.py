@@ -14,6 +14,14 @@ a second each: seconds a topology, and tests read MACs at every send.
         gen = topo.netns("gen")
         port, peer = topo.veth(dut, "d0", gen, "g0", queues=2)
 
+Each end of a veth gets an ifindex of its own (IFINDEX_FIRST on, never
+the same twice in a run), as a container's veth has its host end numbered
+among the host's devices: two fresh namespaces would number both ends 2,
+and the kernel's linkwatch takes the carrier changes of an interface whose
+ifindex equals its peer's (iflink) as not urgent, handled at most once a
+second: every link change of the pair, and the next one after it, up to a
+second late (net/core/link_watch.c, linkwatch_urgent_event()).
+
 IPv6 is off in every namespace before any interface exists (neighbour
 discovery would add stray frames to exact counts). Removing a namespace first
 ends the processes still inside it, and records (then removes) any XDP
@@ -31,6 +39,17 @@ from . import cleanup, env
 
 SIOCGIFHWADDR = 0x8927          # <linux/sockios.h>
 IFREQ = struct.Struct("16s16s")  # struct ifreq: the name, then the union (a sockaddr)
+
+
+IFINDEX_FIRST = 1000             # above what a fresh namespace numbers its own devices
+_next_ifindex = IFINDEX_FIRST
+
+
+def _ifindexes():
+    """Two unused ifindexes for the two ends of a new veth."""
+    global _next_ifindex
+    _next_ifindex += 2
+    return _next_ifindex - 2, _next_ifindex - 1
 
 
 # What teardown found left behind by the system under test (the runner reports it).
@@ -314,9 +333,10 @@ class Topology:
             if len(n) > 15:
                 raise env.HarnessError("interface name %s longer than 15 characters" % n)
         q = str(queues)
-        cp = env.run(["ip", "link", "add", name_a, "netns", ns_a.name,
+        index_a, index_b = _ifindexes()
+        cp = env.run(["ip", "link", "add", name_a, "netns", ns_a.name, "index", str(index_a),
                       "numrxqueues", q, "numtxqueues", q, "type", "veth",
-                      "peer", "name", name_b, "netns", ns_b.name,
+                      "peer", "name", name_b, "netns", ns_b.name, "index", str(index_b),
                       "numrxqueues", q, "numtxqueues", q], check=False)
         if cp.returncode != 0:
             err = cp.stderr.strip()
