@@ -106,7 +106,7 @@ def full_size_ping(t, o, hosts_ns, mtu, what, prefix):
     has reconfigured the ports (wait_mtu) and the hosts have the MTU."""
     a = hosts_ns[0]
     size = mtu - 28                  # IPv4 and ICMP headers
-    cp = a.exec(["ping", "-n", "-c", str(PINGS), "-i", "0.2", "-W", "5", "-M", "do",
+    cp = a.exec(["ping", "-n", "-c", str(PINGS), "-i", hosts.PING_INTERVAL, "-W", "5", "-M", "do",
                  "-s", str(size), hosts.ADDR_B], check=False)
     ok = cp.returncode == 0 and " 0% packet loss" in cp.stdout
     t.check(ok, "%s: ping -M do -s %d (%d-byte IP packets, DF) a -> b, every one"
