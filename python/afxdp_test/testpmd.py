@@ -485,7 +485,7 @@ class TestPmd:
             st = self.port_stats(port)
             if st["RX-packets"] + st.get("RX-missed", 0) >= packets or time.monotonic() > deadline:
                 break
-            time.sleep(0.2)
+            time.sleep(0.05)
         time.sleep(settle)
         return self.port_stats(port)
 

@@ -132,7 +132,7 @@ def stop_start(t, tp, h0, p0):
         with traffic.Background(h0, p0.mac, BACKGROUND_RATE, kind="udp", sizes=[1000],
                                 stream="background-%d" % i):
             before = tp.port_stats(0)["RX-packets"]
-            tp.wait_rx(0, before + 20)
+            tp.wait_rx(0, before + 20, settle=0)  # a stream: nothing to settle
             tp.cmd("stop")
             tp.cmd("port stop all")
             t.equal(tp.mempool(pool)["avail"], size,
@@ -142,7 +142,7 @@ def stop_start(t, tp, h0, p0):
             tp.cmd("port start all")
             tp.cmd("start")
             before = tp.port_stats(0)["RX-packets"]
-            st = tp.wait_rx(0, before + 20)
+            st = tp.wait_rx(0, before + 20, settle=0)  # a stream: nothing to settle
             t.check(st["RX-packets"] > before, "cycle %d: frames arrive after the restart" % i)
             now = [umem_keys(t, tp, port)[2] for port in (0, 1)]
             t.check(all(OWN_POOL.match(n) for n in now) and now != own,
