@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Summarize meson testlog.json files: counts per result, and each skipped,
 failed or expected-to-fail test with its reason (the last line it printed),
-so that a skip is never mistaken for a pass.
+so that a skip is never mistaken for a pass; and the time the tests took,
+on this machine and in the VM.
 
 Usage: test-summary.py TESTLOG.json            one run, in detail
        test-summary.py --total [--failed N] [--skipped N] TESTLOG.json...
@@ -86,11 +87,37 @@ def entries_of(path):
     return out
 
 
+def busy_seconds(entries):
+    """The time in which at least one of `entries` ran: with tests run two
+    at a time (scripts/test.sh), the wall-clock time they took."""
+    spans = sorted((e["starttime"], e["starttime"] + e["duration"]) for e in entries)
+    busy, end = 0.0, None
+    for start, stop in spans:
+        if end is None or start > end:
+            busy += stop - start
+            end = stop
+        elif stop > end:
+            busy += stop - end
+            end = stop
+    return busy
+
+
+def times(path):
+    """'host tests N.N min, VM tests N.N min' of one run (suite vm is the VM's)."""
+    with open(path) as f:
+        entries = [json.loads(l) for l in f if l.strip()]
+    vm = [e for e in entries if ":vm " in e["name"] or ":vm+" in e["name"]]
+    host = [e for e in entries if e not in vm]
+    return "host tests %.1f min, VM tests %.1f min (wall clock)" % (
+        busy_seconds(host) / 60, busy_seconds(vm) / 60)
+
+
 def detail(path):
     entries = entries_of(path)      # a TAP test's subtests one by one
     counts = Counter(e["result"] for e in entries)
     print()
     print("Test summary: " + ", ".join("%d %s" % (n, r.lower()) for r, n in sorted(counts.items())))
+    print("Time: " + times(path))
     for e in entries:
         if e["result"] != "OK":     # skips, failures, and expected failures with their reason
             print("  %-8s %-40s %s" % (e["result"], e["name"], reason(e)))
