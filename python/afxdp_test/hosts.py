@@ -86,8 +86,8 @@ def ping(t, a, size=None):
     """PINGS pings from host a to host b, none lost; with size, of that many
     bytes of payload and not fragmented (-M do)."""
     opts = ["-s", str(size), "-M", "do"] if size else []
-    cp = a.exec(["ping", "-n", "-q", "-c", str(PINGS), "-i", PING_INTERVAL, "-W", "5"] + opts + [ADDR_B],
-                check=False)
+    cp = a.exec(["ping", "-n", "-q", "-c", str(PINGS), "-i", PING_INTERVAL, "-W", "5"]
+                + opts + [ADDR_B], check=False)
     summary = [ln for ln in cp.stdout.splitlines() if "packet loss" in ln]
     t.check(cp.returncode == 0 and " 0% packet loss" in cp.stdout,
             "ping %s%s -> %s: %s" % (ADDR_A, " -s %d -M do" % size if size else "", ADDR_B,

@@ -159,7 +159,7 @@ def stop_start(t, tp, h0, p0):
         with traffic.Background(h0, p0.mac, BACKGROUND_RATE, kind="udp", sizes=[MTU],
                                 stream="background-%d" % i):
             before = tp.port_stats(0)["RX-packets"]
-            tp.wait_rx(0, before + 20, settle=0)  # a stream: nothing to settle
+            tp.wait_rx(0, before + 20, settle=0)        # a stream: nothing to settle
             tp.cmd("stop")
             tp.cmd("port stop all")
             avail = tp.mempool(pool)["avail"]

@@ -64,8 +64,8 @@ def routed(t, src, dst, addr):
     """PINGS echo requests from src to dst (at addr) arrive through
     l3fwd-power, with right header checksums, and are answered."""
     before = ip_counters(dst)
-    cp = src.ns.exec(["ping", "-n", "-q", "-c", str(PINGS), "-i", hosts.PING_INTERVAL, "-W", "1", addr],
-                     check=False)
+    cp = src.ns.exec(["ping", "-n", "-q", "-c", str(PINGS), "-i", hosts.PING_INTERVAL,
+                      "-W", "1", addr], check=False)
     after = ip_counters(dst)
     delta = {k: after.get(k, 0) - before.get(k, 0)
              for k in ("IpInReceives", "IpExtInCsumErrors")}
