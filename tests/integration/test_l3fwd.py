@@ -45,8 +45,7 @@ TTLS = re.compile(r"ttl=(\d+)")
 def pinged(t, src, addr):
     """PINGS echo requests from src to addr, through l3fwd: all answered,
     one hop each way."""
-    cp = src.ns.exec(["ping", "-n", "-c", str(PINGS), "-i", hosts.PING_INTERVAL, "-W", "2",
-                      addr], check=False)
+    cp = src.ns.exec(hosts.ping_argv(PINGS) + [addr], check=False)
     env.log(cp.stdout)
     m = REPLIES.search(cp.stdout)
     t.equal((int(m.group(1)), int(m.group(2))) if m else None, (PINGS, PINGS),

@@ -70,8 +70,8 @@ def umem_owners(t, prefix, ports, mtu):
 
 def full_size_ping(t, o, a, b, mtu, prefix):
     size = mtu - 28                  # IPv4 and ICMP headers
-    cp = a.exec(["ping", "-n", "-c", "3", "-i", hosts.PING_INTERVAL, "-W", "5", "-M", "do",
-                 "-s", str(size), hosts.ADDR_B], check=False)
+    cp = a.exec(hosts.ping_argv(3) + ["-M", "do", "-s", str(size), hosts.ADDR_B],
+                check=False)
     ok = cp.returncode == 0 and " 0% packet loss" in cp.stdout
     t.check(ok, "MTU %d: ping -M do -s %d a -> b, every one answered" % (mtu, size),
             cp.stdout + cp.stderr + ("" if ok else o.where_lost((a, b), prefix)))
