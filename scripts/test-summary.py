@@ -68,11 +68,15 @@ def subtests(entry):
     return out
 
 
-def entries_of(path):
-    """Each result: a test's, or each of a TAP test's subtests, named
-    '<test>/<subtest>'."""
+def read_log(path):
+    """The tests of one testlog.json, as meson wrote them."""
     with open(path) as f:
-        entries = [json.loads(l) for l in f if l.strip()]
+        return [json.loads(l) for l in f if l.strip()]
+
+
+def entries_of(entries):
+    """Each result of a run's tests: a test's, or each of a TAP test's
+    subtests, named '<test>/<subtest>'."""
     out = []
     for e in entries:
         subs = subtests(e)
@@ -102,10 +106,9 @@ def busy_seconds(entries):
     return busy
 
 
-def times(path):
-    """'host tests N.N min, VM tests N.N min' of one run (suite vm is the VM's)."""
-    with open(path) as f:
-        entries = [json.loads(l) for l in f if l.strip()]
+def times(entries):
+    """'host tests N.N min, VM tests N.N min' of a run's tests (suite vm is
+    the VM's)."""
     vm = [e for e in entries if ":vm " in e["name"] or ":vm+" in e["name"]]
     host = [e for e in entries if e not in vm]
     return "host tests %.1f min, VM tests %.1f min (wall clock)" % (
@@ -113,11 +116,12 @@ def times(path):
 
 
 def detail(path):
-    entries = entries_of(path)      # a TAP test's subtests one by one
+    tests = read_log(path)
+    entries = entries_of(tests)     # a TAP test's subtests one by one
     counts = Counter(e["result"] for e in entries)
     print()
     print("Test summary: " + ", ".join("%d %s" % (n, r.lower()) for r, n in sorted(counts.items())))
-    print("Time: " + times(path))
+    print("Time: " + times(tests))
     for e in entries:
         if e["result"] != "OK":     # skips, failures, and expected failures with their reason
             print("  %-8s %-40s %s" % (e["result"], e["name"], reason(e)))
@@ -128,7 +132,7 @@ def total(args):
     while args and args[0] in extra:
         extra[args[0]] = int(args[1])
         args = args[2:]
-    results = [e["result"] for p in args for e in entries_of(p)]
+    results = [e["result"] for p in args for e in entries_of(read_log(p))]
     passed = sum(r in PASSED for r in results)
     skipped = sum(r in SKIPPED for r in results)
     failed = len(results) - passed - skipped
