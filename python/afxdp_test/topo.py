@@ -29,6 +29,7 @@ program still attached to one of its interfaces: a leak the test reports.
 """
 
 import fcntl
+import itertools
 import json
 import os
 import re
@@ -42,14 +43,7 @@ IFREQ = struct.Struct("16s16s")  # struct ifreq: the name, then the union (a soc
 
 
 IFINDEX_FIRST = 1000             # above what a fresh namespace numbers its own devices
-_next_ifindex = IFINDEX_FIRST
-
-
-def _ifindexes():
-    """Two unused ifindexes for the two ends of a new veth."""
-    global _next_ifindex
-    _next_ifindex += 2
-    return _next_ifindex - 2, _next_ifindex - 1
+_IFINDEXES = itertools.count(IFINDEX_FIRST)   # the next unused one
 
 
 # What teardown found left behind by the system under test (the runner reports it).
@@ -333,7 +327,7 @@ class Topology:
             if len(n) > 15:
                 raise env.HarnessError("interface name %s longer than 15 characters" % n)
         q = str(queues)
-        index_a, index_b = _ifindexes()
+        index_a, index_b = next(_IFINDEXES), next(_IFINDEXES)
         cp = env.run(["ip", "link", "add", name_a, "netns", ns_a.name, "index", str(index_a),
                       "numrxqueues", q, "numtxqueues", q, "type", "veth",
                       "peer", "name", name_b, "netns", ns_b.name, "index", str(index_b),
