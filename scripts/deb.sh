@@ -6,19 +6,25 @@
 # no -d; `apt remove` gives the stock driver back. Install the result with
 # `apt install ./<file>.deb`.
 #
-# Usage: scripts/deb.sh [--out DIR]     (as root, after scripts/setup.sh)
+# Usage: scripts/deb.sh [--out DIR] [--force]   (as root, after scripts/setup.sh)
 #   --out DIR   where the .deb is put (default ./build/deb); its path is
 #               printed on the last line
+#   --force     build again even if nothing changed since the last build
 # Environment: DEBFULLNAME, DEBEMAIL (the package's maintainer, as for any
 # Debian package built by hand), AFXDP_CACHE
 # The package is built by dpkg-buildpackage from packaging/debian, filled in
 # for the installed DPDK, in a copy of the tree under AFXDP_CACHE (default
-# /var/cache/af-xdp-direct), which also keeps the build's log.
+# /var/cache/af-xdp-direct), which also keeps the build's log and the last
+# package: built from the same files (git's tracked and untracked ones, not
+# the ignored), commit, DPDK and maintainer, that one is given again (the
+# test suite builds the package beside other tests, then installs it alone).
+# One build at a time per package (a lock in that directory).
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 cache=${AFXDP_CACHE:-/var/cache/af-xdp-direct}
 out=$top/build/deb
+force=0
 
 log() { printf '[deb] %s\n' "$*" >&2; }
 die() { printf '[deb] error: %s\n' "$*" >&2; exit 1; }
@@ -26,6 +32,7 @@ die() { printf '[deb] error: %s\n' "$*" >&2; exit 1; }
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--out) out=$(realpath -m "${2:?--out needs a directory}"); shift 2 ;;
+	--force) force=1; shift ;;
 	*) die "unknown argument '$1' (see the head of $0)" ;;
 	esac
 done
@@ -52,8 +59,30 @@ commit=$(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo unknown)
 # DEBEMAIL); without them, the project's name at an address that reaches no one.
 maintainer="${DEBFULLNAME:-af_xdp_direct developers} <${DEBEMAIL:-af-xdp-direct@example.invalid}>"
 
-# --- the source copy, debian/ filled in -----------------------------------------
+# --- the last package, if nothing it is built from changed -----------------------
 work=$cache/deb/$package
+mkdir -p "$cache/deb"
+exec 9>"$cache/deb/$package.lock"
+flock 9
+# what the package is made of: each file's mode, name and content, and what
+# the templates below are filled in with (but the date)
+build_key() {
+	printf '%s\n' "$package" "$version" "$dpdk_version" "$stock" "$commit" "$maintainer"
+	(cd "$top" && git ls-files -z --cached --others --exclude-standard |
+		xargs -0 -r stat -c '%a %n' && git ls-files -z --cached --others --exclude-standard |
+		xargs -0 -r sha256sum)
+}
+key=$(build_key | sha256sum | cut -d' ' -f1)
+file=$(ls "$work"/"${package}"_*.deb 2>/dev/null || true)
+if [ "$force" = 0 ] && [ -n "$file" ] && [ "$(cat "$work/key" 2>/dev/null)" = "$key" ]; then
+	log "$(basename "$file"): nothing changed since it was built (--force builds it again)"
+	mkdir -p "$out"
+	cp "$file" "$out/"
+	echo "$out/$(basename "$file")"
+	exit 0
+fi
+
+# --- the source copy, debian/ filled in -----------------------------------------
 rm -rf "$work" && mkdir -p "$work/src"
 (cd "$top" && git ls-files -z --cached --others --exclude-standard |
 	xargs -0 tar -cf - --no-recursion) | tar -xf - -C "$work/src"
@@ -78,6 +107,7 @@ if ! (cd "$work/src" && AFXDP_DPDK_SDK=$sdk AFXDP_PACKAGE=$package AFXDP_STOCK=$
 	die "dpkg-buildpackage failed (log: $work/build.log)"
 fi
 file=$(ls "$work"/"${package}"_*.deb)
+echo "$key" >"$work/key"
 mkdir -p "$out"
 cp "$file" "$out/"
 log "built $(basename "$file")"

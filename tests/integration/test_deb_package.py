@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """deb_package: installed from its Debian package, our driver is the system's net_af_xdp, used by DPDK's tools with no -d; removing the package gives the stock driver back.
 
-scripts/deb.sh builds the package for the installed DPDK; lintian reports no
-error on it. `apt-get install ./<deb>` installs it; at the end, also on
-failure, `apt-get remove` takes it away again (and the test checks that).
+scripts/deb.sh builds the package for the installed DPDK (or, after
+test_deb_build, which checks the package itself beside other tests, gives
+that build again); `apt-get install ./<deb>` installs it; at the end, also
+on failure, `apt-get remove` takes it away again (and the test checks that).
 
     netns a: h0 10.99.0.1/24 == veth == p0 (net_af_xdp0)  netns dut: testpmd io
     netns b: h1 10.99.0.2/24 == veth == p1 (net_af_xdp1)     (on hugepages)
@@ -32,13 +33,13 @@ Removed: no diversion of ours is left, the directory's file is DPDK's again
 """
 
 import os
-import shutil
 import subprocess
 
-from afxdp_test import bpf, cleanup, env, hosts, hugepages, ovs, runner, testpmd, topo, traffic
+from afxdp_test import (bpf, cleanup, debpkg, env, hosts, hugepages, ovs, runner, testpmd, topo,
+                        traffic)
+from afxdp_test.debpkg import sh, soname
 
-DEB_SH = os.path.join(os.path.dirname(runner.LIB_DIR), "scripts", "deb.sh")
-WRAPPER = os.path.join(os.path.dirname(runner.LIB_DIR), "scripts", "afxdp-secondary.sh")
+WRAPPER = os.path.join(debpkg.SCRIPTS, "afxdp-secondary.sh")
 HUGEPAGES = 320          # testpmd's -m 256 and dumpcap's pool; then OVS's 512 MB socket memory
 FRAMES = 300
 PINGS = hosts.PINGS
@@ -46,41 +47,16 @@ TOOL_TIMEOUT = 60        # only against a hang
 OUR_XSTAT = "rx_q0_fill_ring_empty_descs"
 
 
-def sh(argv, timeout=300):
-    cp = env.run(argv, check=False, timeout=timeout)
-    return cp.returncode, cp.stdout + cp.stderr
-
-
-def soname(path):
-    rc, out = sh(["readelf", "-d", path], timeout=30)
-    for line in out.splitlines():
-        if "(SONAME)" in line:
-            return line.split("[", 1)[1].rstrip("]")
-    return None
-
-
 class Package:
     """The package built, installed, and removed again at the end."""
 
     def __init__(self, t):
         self.t = t
-        cp = env.run([DEB_SH, "--out", os.path.join(env.run_dir(), "deb")], check=False,
-                     timeout=900)
-        if cp.returncode != 0:
-            raise env.Failure("scripts/deb.sh failed (exit %d):\n%s"
-                              % (cp.returncode, (cp.stdout + cp.stderr)[-3000:]))
-        self.deb = cp.stdout.strip().splitlines()[-1]
+        self.deb, _ = debpkg.build()
         self.name = os.path.basename(self.deb).split("_")[0]
         env.log("package %s (%s)" % (self.name, self.deb))
         self.stock = None
         self._undo = None
-
-    def lintian(self):
-        rc, out = sh(["lintian", self.deb])
-        errors = [ln for ln in out.splitlines() if ln.startswith("E:")]
-        warnings = [ln for ln in out.splitlines() if ln.startswith("W:")]
-        self.t.check(rc == 0 and not errors, "lintian: no error", out)
-        env.log("lintian: %d warnings%s" % (len(warnings), "".join("\n  " + w for w in warnings)))
 
     def install(self):
         self._undo = cleanup.push("package %s" % self.name, lambda: self.remove(purge=True))
@@ -194,17 +170,8 @@ def ovs_ping(t, dut, a, ports, hp):
 
 
 def main(t):
-    if env.is_stock():
-        raise env.Skip("the package is of our plugin (AFXDP_PLUGIN)")
-    if os.environ.get("AFXDP_DPDK_VERSION"):
-        raise env.Skip("the package replaces the installed DPDK's stock driver: Debian 12's "
-                       "22.11, not DPDK %s" % os.environ["AFXDP_DPDK_VERSION"])
-    for prog in ("dpkg-buildpackage", "dh", "lintian", "apt-get"):
-        if not shutil.which(prog):
-            raise env.Skip("%s not found (scripts/setup.sh installs dpkg-dev, debhelper, "
-                           "lintian)" % prog)
+    debpkg.skip_unless_buildable()
     pkg = Package(t)
-    pkg.lintian()
     with topo.Topology() as net, hugepages.HugePages(HUGEPAGES) as hp:
         dut, a, b, p0, h0, p1, h1 = hosts.two_hosts(net)
         pkg.install()
