@@ -217,3 +217,18 @@ def problem_lines(text, limit=12):
     out = [ln.strip() for ln in clean(text).splitlines()
            if ln.strip() and not _NOISE.match(ln.strip()) and any(k in ln for k in keys)]
     return out[:limit]
+
+
+# The ports' xstats a lost or late frame's report shows (loss_xstats()):
+# losses, and the Tx kicks the kernel refused (a frame left in the Tx ring
+# waits for the next burst's kick).
+LOSS_XSTATS = ("drop", "empty", "invalid", "nombuf", "error", "missed", "packets", "kick",
+               "wakeups")
+
+
+def loss_xstats(port, xstats):
+    """One line of port `port`'s xstats ({name: value}) that say where a
+    frame was lost or held: the non-zero ones named like LOSS_XSTATS."""
+    return "port %d xstats: %s" % (port, ", ".join(
+        "%s=%s" % kv for kv in sorted(xstats.items())
+        if kv[1] and any(w in kv[0] for w in LOSS_XSTATS)))

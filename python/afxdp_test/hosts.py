@@ -90,16 +90,17 @@ def routed_hosts(net, spec, host_macs=None, offloads_off=False):
     return dut, ports, hosts
 
 
-def ping(t, a, size=None):
+def ping(t, a, size=None, where_lost=None):
     """PINGS pings from host a to host b, none lost; with size, of that many
-    bytes of payload and not fragmented (-M do)."""
+    bytes of payload and not fragmented (-M do). where_lost: a function whose
+    text (e.g. the forwarder's xstats) joins the report of a loss."""
     opts = ["-s", str(size), "-M", "do"] if size else []
     cp = a.exec(ping_argv(PINGS) + ["-q"] + opts + [ADDR_B], check=False)
     summary = [ln for ln in cp.stdout.splitlines() if "packet loss" in ln]
-    t.check(cp.returncode == 0 and " 0% packet loss" in cp.stdout,
-            "ping %s%s -> %s: %s" % (ADDR_A, " -s %d -M do" % size if size else "", ADDR_B,
-                                     summary[0] if summary else "no summary"),
-            cp.stdout + cp.stderr)
+    ok = cp.returncode == 0 and " 0% packet loss" in cp.stdout
+    t.check(ok, "ping %s%s -> %s: %s" % (ADDR_A, " -s %d -M do" % size if size else "", ADDR_B,
+                                         summary[0] if summary else "no summary"),
+            cp.stdout + cp.stderr + ("" if ok or where_lost is None else where_lost()))
 
 
 TCP_LISTEN = "0A"            # include/net/tcp_states.h TCP_LISTEN, as /proc/net/tcp writes it

@@ -18,15 +18,10 @@ import os
 import shutil
 import time
 
-from . import cleanup, env, state
+from . import cleanup, dpdk_output, env, state
 
 VSWITCHD_DPDK = "/usr/lib/openvswitch-switch-dpdk/ovs-vswitchd-dpdk"
 SCHEMA = "/usr/share/openvswitch/vswitch.ovsschema"
-# The ports' xstats a lost or late frame's report shows (where_lost()):
-# losses, and the Tx kicks the kernel refused (a frame left in the Tx ring
-# waits for the next burst's kick).
-LOSS_XSTATS = ("drop", "empty", "invalid", "nombuf", "error", "missed", "packets", "kick",
-               "wakeups")
 START_TIMEOUT = 60       # DPDK init included; only against a hang
 EXIT_TIMEOUT = 30
 
@@ -132,9 +127,7 @@ class Ovs:
                 xs = state.telemetry(prefix, "/ethdev/xstats,%d" % port).get("/ethdev/xstats") or {}
             except state.StateError as e:
                 xs = {"error": str(e)}
-            out.append("port %d xstats: %s" % (port, ", ".join(
-                "%s=%s" % kv for kv in sorted(xs.items())
-                if kv[1] and any(w in kv[0] for w in LOSS_XSTATS))))
+            out.append(dpdk_output.loss_xstats(port, xs))
         out.append(self.appctl("dpctl/show", "-s", check=False))
         out.append("\n".join(ln for ln in self.appctl("coverage/show", check=False).splitlines()
                              if "drop" in ln))

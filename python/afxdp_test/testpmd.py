@@ -410,6 +410,11 @@ class TestPmd:
         out = self.cmd("show port xstats %d" % port)
         return dpdk_output.xstats(out).get(port, {})
 
+    def where_lost(self, ports=(0, 1)):
+        """The ports' xstats that say where a frame was lost or held
+        (dpdk_output.loss_xstats), a line each: for a failed check's report."""
+        return "\n".join(dpdk_output.loss_xstats(p, self.xstats(p)) for p in ports)
+
     def port_info(self, port=0):
         """`show port info`: {'Link status': 'up', 'MTU': '1500', ...}."""
         out = self.cmd("show port info %d" % port)

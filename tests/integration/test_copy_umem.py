@@ -170,7 +170,7 @@ def forwarding(t, net):
             t.equal((s["RX-packets"], s["RX-bytes"], s["TX-packets"], s["TX-bytes"]),
                     (count, nbytes, count, nbytes), "port %d RX/TX packets and bytes" % port)
         check_copies(t, tp, (0, 1), "raw frames")
-        hosts.ping(t, a)
+        hosts.ping(t, a, where_lost=tp.where_lost)
         hosts.tcp_transfer(t, a, b, mb=TCP_MB)
         check_copies(t, tp, (0, 1), "after ping and TCP")
         stop_start(t, tp, h0, p0)
@@ -200,7 +200,7 @@ def jumbo(t, net):
             t.check(xs.get("rx_q0_multi_buffer", 0) > 0 and xs.get("tx_q0_multi_buffer", 0) > 0,
                     "port %d: frames of several descriptors received and sent (rx %s, tx %s)"
                     % (port, xs.get("rx_q0_multi_buffer"), xs.get("tx_q0_multi_buffer")))
-        hosts.ping(t, a, size=MTU - 28)
+        hosts.ping(t, a, size=MTU - 28, where_lost=tp.where_lost)
         hosts.tcp_transfer(t, a, b, mb=TCP_MB)
         check_copies(t, tp, (0, 1), "jumbo, after ping and TCP")
         tp.cmd("stop")

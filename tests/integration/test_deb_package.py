@@ -141,7 +141,7 @@ def testpmd_session(t, dut, a, hosts_ifc, ports, hp, plugin, what):
         t.check(all(marked(ports, tp)), "%s: our marked programs on %s, testpmd's pid"
                 % (what, [p.name for p in ports]))
         tp.cmd("start")
-        hosts.ping(t, a)
+        hosts.ping(t, a, where_lost=tp.where_lost)
         raw_frames(t, hosts_ifc[0], hosts_ifc[1], tp, what)
         if plugin == testpmd.NO_PLUGIN:
             proc_info(t, dut, tp)

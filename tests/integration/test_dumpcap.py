@@ -179,12 +179,12 @@ def main(t):
         vdevs = ["net_af_xdp0,iface=%s" % p0.name, "net_af_xdp1,iface=%s" % p1.name]
         with testpmd.TestPmd(dut, vdevs, fwd="io", huge_dir=hp.mount, mem_mb=MEM_MB) as tp:
             tp.cmd("start")
-            hosts.ping(t, a)
+            hosts.ping(t, a, where_lost=tp.where_lost)
             dumpcap_alone(t, dut, tp)
-            hosts.ping(t, a)
+            hosts.ping(t, a, where_lost=tp.where_lost)
             dumpcap_wrapped(t, dut, a, tp)
             pdump_wrapped(t, dut, a, tp)
-            hosts.ping(t, a)
+            hosts.ping(t, a, where_lost=tp.where_lost)
             tp.cmd("stop")
             t.quit_testpmd(tp, net)
 

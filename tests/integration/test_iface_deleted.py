@@ -32,7 +32,7 @@ def main(t):
         vdevs = ["net_af_xdp0,iface=%s" % p0.name, "net_af_xdp1,iface=%s" % p1.name]
         with testpmd.TestPmd(dut, vdevs, fwd="io") as tp:
             tp.cmd("start")
-            hosts.ping(t, a)
+            hosts.ping(t, a, where_lost=tp.where_lost)
             with traffic.Background(h1, h0.mac, RATE, kind="udp", sizes=[128, 1000]):
                 time.sleep(0.5)
                 before = tp.port_stats(1)["RX-packets"]

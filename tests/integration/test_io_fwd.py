@@ -45,7 +45,7 @@ def main(t):
             t.equal((s1["RX-packets"], s1["RX-bytes"], s1["TX-packets"], s1["TX-bytes"]),
                     (count, nbytes, count, nbytes), "port 1 RX/TX packets and bytes")
 
-            hosts.ping(t, a)
+            hosts.ping(t, a, where_lost=tp.where_lost)
 
             hosts.tcp_transfer(t, a, b)
             st = [tp.port_stats(p) for p in (0, 1)]

@@ -185,7 +185,7 @@ def forwarding(t, net):
         raw_frames(t, h1, h0, count, SIZES, "b->a frames of 60..9014 bytes")
         raw_frames(t, h0, h1, MIXED_FRAMES, MIXED, "a->b 64 and 9000 bytes mixed",
                    in_order=True)
-        hosts.ping(t, a, size=MTU - 28)
+        hosts.ping(t, a, size=MTU - 28, where_lost=tp.where_lost)
         hosts.tcp_transfer(t, a, b, mb=VM_TCP_MB if env.socket_mode() else TCP_MB)
         for port in (0, 1):
             xs = tp.xstats(port)

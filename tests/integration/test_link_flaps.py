@@ -45,7 +45,7 @@ def main(t):
         vdevs = ["net_af_xdp0,iface=%s" % p0.name, "net_af_xdp1,iface=%s" % p1.name]
         with testpmd.TestPmd(dut, vdevs, fwd="io") as tp:
             tp.cmd("start")
-            hosts.ping(t, a)
+            hosts.ping(t, a, where_lost=tp.where_lost)
             marks = []          # (transcript position, change)
             with traffic.Background(h1, h0.mac, RATE, kind="udp", sizes=[128, 1000]):
                 for i in range(FLAPS):
@@ -67,7 +67,7 @@ def main(t):
             t.equal(len([p for p in events if p == "0"]), 2 * FLAPS,
                     "link state change events for port 0 over %d flaps" % FLAPS)
             t.equal([p for p in events if p != "0"], [], "events for other ports")
-            hosts.ping(t, a)
+            hosts.ping(t, a, where_lost=tp.where_lost)
             st = tp.port_stats(0)
             env.log("port 0: TX-packets %d TX-errors %d" % (st["TX-packets"], st["TX-errors"]))
             tp.cmd("stop")

@@ -321,7 +321,7 @@ def run(t, net, hs, sw, runs):
         tp.cmd("set eth-peer 0 %s" % h0.mac)
         tp.cmd("set eth-peer 1 %s" % h1.mac)
         tp.cmd("start")
-        hosts.ping(t, a)
+        hosts.ping(t, a, where_lost=tp.where_lost)
         for dut_tx_off, hosts_tx in runs:
             label = "tx_csum=%s%s%s" % ("sw" if sw else "auto", ", dut tx off" if dut_tx_off else "",
                                         "" if hosts_tx else ", hosts tx off")
