@@ -1,14 +1,17 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Port stop/start cycles in a running testpmd: the one loop of the restart
-tests (restart, restart_shared_prog, port_cycles, soak).
+tests (restart, restart_shared_prog, port_cycles, soak, and those of jumbo
+and copy_umem).
 
     res = cycles.run(tp, 200)                                  # back to back
     res = cycles.run(tp, 50, attach=vdev)                      # detach/attach too
     res = cycles.run(tp, 5, forwarding=True, hooks=Hooks(stopped=check))
     res = cycles.run(tp, 500, forwarding=True, batch=50)       # through `load`
+    res = cycles.run(tp, 3, port="all", forwarding=True,       # every port, under
+                     hooks=stream_hooks(t, tp, h0, p0, ...))   # a stream
     t.equal(res.failed, 0, ...)
 
-A cycle is `port stop <p>` and `port start <p>`; with `forwarding`, `stop`
+A cycle is `port stop <p>` and `port start <p>` (<p> a port or "all"); with `forwarding`, `stop`
 before and `start` after (testpmd stops a port only when it does not
 forward); with `attach=<devargs>`, `port detach <p>` and `port attach
 <devargs>` between the two (testpmd 22.11 cannot attach a name again after
@@ -32,7 +35,7 @@ import os
 import re
 import time
 
-from . import dpdk_output, env
+from . import dpdk_output, env, traffic
 
 FAILED = "Fail to start port"
 BATCH_TIMEOUT = 300          # seconds per `load` file: only against a hang
@@ -42,7 +45,8 @@ STOPPED = re.compile(r"^Stopping ports\.\.\.$", re.M)
 
 
 def _started_re(port):
-    return re.compile(r"^Port %d: [0-9A-F]{2}(:[0-9A-F]{2}){5}$" % port, re.M)
+    number = r"\d+" if port == "all" else str(port)
+    return re.compile(r"^Port %s: [0-9A-F]{2}(:[0-9A-F]{2}){5}$" % number, re.M)
 
 
 class Hooks:
@@ -56,7 +60,8 @@ class Result:
     """What `run` saw: cycles done, stops and starts testpmd showed, starts
     (and attaches) that failed, with the cycle numbers where known."""
 
-    def __init__(self):
+    def __init__(self, ports=1):
+        self.ports = ports           # started at each cycle: 1, or all of testpmd's
         self.cycles = self.stops = self.starts = self.failed = 0
         self.failed_cycles = []
         self.reasons = []
@@ -69,14 +74,16 @@ class Result:
 
     def all_ok(self):
         return (self.failed == 0 and self.stops == self.cycles
-                and self.starts == self.cycles)
+                and self.starts == self.cycles * self.ports)
 
 
 def commands(port, forwarding=False, attach=None):
     """(commands up to the stopped port, commands from there to the start)."""
-    down = (["stop"] if forwarding else []) + ["port stop %d" % port]
-    up = ["port start %d" % port] + (["start"] if forwarding else [])
+    down = (["stop"] if forwarding else []) + ["port stop %s" % port]
+    up = ["port start %s" % port] + (["start"] if forwarding else [])
     if attach:
+        if port == "all":
+            raise env.HarnessError("cycles: attach takes one port, not all")
         down += ["port detach %d" % port]
         up = ["port attach %s" % attach] + up
     return down, up
@@ -97,8 +104,8 @@ def _count(res, out, port, attach, k, cycle=None):
 
 def run(tp, n, port=0, *, forwarding=False, attach=None, hooks=None, batch=None,
         stop_on_failure=False):
-    """n stop/start cycles of `port` in testpmd `tp`: a Result."""
-    res = Result()
+    """n stop/start cycles of `port` (a number or "all") in testpmd `tp`: a Result."""
+    res = Result(tp.port_count() if port == "all" else 1)
     down, up = commands(port, forwarding, attach)
     t0 = time.monotonic()
     if batch:
@@ -144,3 +151,31 @@ def run(tp, n, port=0, *, forwarding=False, attach=None, hooks=None, batch=None,
             break
     res.seconds = time.monotonic() - t0
     return res
+
+
+def stream_hooks(t, tp, src, dst, *, rate, size, before_stop=None, stopped=None, started=None):
+    """Hooks for cycles of a forwarding testpmd under a UDP stream from
+    interface src to dst, port 0's (traffic.Background: `rate` frames a
+    second of `size` bytes): frames arrive at port 0 before each stop and
+    after each start (checked: "%d-byte frames arrive after the restart").
+    before_stop(i), stopped(i), started(i): the test's own checks, run
+    first at those points."""
+    def around(i):
+        return traffic.Background(src, dst.mac, rate, kind="udp", sizes=[size],
+                                  stream="background-%d" % i)
+
+    def arrived(i):
+        if before_stop:
+            before_stop(i)
+        before = tp.port_stats(0)["RX-packets"]
+        tp.wait_rx(0, before + 20, settle=0)        # a stream: nothing to settle
+
+    def restarted(i):
+        if started:
+            started(i)
+        before = tp.port_stats(0)["RX-packets"]
+        st = tp.wait_rx(0, before + 20, settle=0)
+        t.check(st["RX-packets"] > before, "cycle %d: %d-byte frames arrive after the restart"
+                % (i, size))
+
+    return Hooks(around=around, before_stop=arrived, stopped=stopped, started=restarted)

@@ -46,7 +46,7 @@ pools).
 import os
 import re
 
-from afxdp_test import env, hosts, runner, state, testpmd, topo, traffic
+from afxdp_test import cycles, env, hosts, runner, state, testpmd, topo, traffic
 
 XBUF = "--mp-alloc=xbuf"
 SIZES = traffic.SIZES
@@ -127,26 +127,28 @@ def plain_pool(t, net):
 def stop_start(t, tp, h0, p0):
     pool = tp.rx_pool(0)
     size = tp.mempool(pool)["size"]
-    for i in range(1, CYCLES + 1):
-        own = [umem_keys(t, tp, port)[2] for port in (0, 1)]
-        with traffic.Background(h0, p0.mac, BACKGROUND_RATE, kind="udp", sizes=[1000],
-                                stream="background-%d" % i):
-            before = tp.port_stats(0)["RX-packets"]
-            tp.wait_rx(0, before + 20, settle=0)        # a stream: nothing to settle
-            tp.cmd("stop")
-            tp.cmd("port stop all")
-            t.equal(tp.mempool(pool)["avail"], size,
-                    "cycle %d: testpmd's mbufs all back with both ports stopped" % i)
-            t.check(all(mempool_gone(tp, name) for name in own),
-                    "cycle %d: the driver's UMEM pools %s freed at stop" % (i, ", ".join(own)))
-            tp.cmd("port start all")
-            tp.cmd("start")
-            before = tp.port_stats(0)["RX-packets"]
-            st = tp.wait_rx(0, before + 20, settle=0)  # a stream: nothing to settle
-            t.check(st["RX-packets"] > before, "cycle %d: frames arrive after the restart" % i)
-            now = [umem_keys(t, tp, port)[2] for port in (0, 1)]
-            t.check(all(OWN_POOL.match(n) for n in now) and now != own,
-                    "cycle %d: new driver's pools %s" % (i, ", ".join(now)))
+    own = {}
+
+    def before_stop(i):
+        own[i] = [umem_keys(t, tp, port)[2] for port in (0, 1)]
+
+    def stopped(i):
+        t.equal(tp.mempool(pool)["avail"], size,
+                "cycle %d: testpmd's mbufs all back with both ports stopped" % i)
+        t.check(all(mempool_gone(tp, name) for name in own[i]),
+                "cycle %d: the driver's UMEM pools %s freed at stop" % (i, ", ".join(own[i])))
+
+    def started(i):
+        now = [umem_keys(t, tp, port)[2] for port in (0, 1)]
+        t.check(all(OWN_POOL.match(n) for n in now) and now != own[i],
+                "cycle %d: new driver's pools %s" % (i, ", ".join(now)))
+
+    res = cycles.run(tp, CYCLES, port="all", forwarding=True,
+                     hooks=cycles.stream_hooks(t, tp, h0, p0, rate=BACKGROUND_RATE, size=1000,
+                                               before_stop=before_stop, stopped=stopped,
+                                               started=started))
+    t.check(res.all_ok(), "both ports stopped and started %d times: %s" % (CYCLES, res),
+            "\n".join(res.reasons))
     tp.cmd("stop")
     tp.cmd("port stop all")
     t.equal(tp.mempool(pool)["avail"], size, "after the cycles: testpmd's mbufs all back")

@@ -49,7 +49,7 @@ import collections
 import os
 import re
 
-from afxdp_test import env, hosts, runner, state, testpmd, topo, traffic
+from afxdp_test import cycles, env, hosts, runner, state, testpmd, topo, traffic
 
 MTU = 9000
 APP = ["--enable-scatter", "--max-pkt-len=%d" % (MTU + 14), "--tx-offloads=0x8000"]
@@ -155,22 +155,16 @@ def pool_name(tp):
 def stop_start(t, tp, h0, p0):
     pool = pool_name(tp)
     size = tp.mempool(pool)["size"]
-    for i in range(1, CYCLES + 1):
-        with traffic.Background(h0, p0.mac, BACKGROUND_RATE, kind="udp", sizes=[MTU],
-                                stream="background-%d" % i):
-            before = tp.port_stats(0)["RX-packets"]
-            tp.wait_rx(0, before + 20, settle=0)        # a stream: nothing to settle
-            tp.cmd("stop")
-            tp.cmd("port stop all")
-            avail = tp.mempool(pool)["avail"]
-            t.equal(avail, size, "cycle %d: mbufs available with both ports stopped under "
-                    "9000-byte traffic" % i)
-            tp.cmd("port start all")
-            tp.cmd("start")
-            before = tp.port_stats(0)["RX-packets"]
-            st = tp.wait_rx(0, before + 20, settle=0)  # a stream: nothing to settle
-            t.check(st["RX-packets"] > before, "cycle %d: 9000-byte frames arrive after the "
-                    "restart" % i)
+
+    def stopped(i):
+        t.equal(tp.mempool(pool)["avail"], size, "cycle %d: mbufs available with both ports "
+                "stopped under 9000-byte traffic" % i)
+
+    res = cycles.run(tp, CYCLES, port="all", forwarding=True,
+                     hooks=cycles.stream_hooks(t, tp, h0, p0, rate=BACKGROUND_RATE, size=MTU,
+                                               stopped=stopped))
+    t.check(res.all_ok(), "both ports stopped and started %d times: %s" % (CYCLES, res),
+            "\n".join(res.reasons))
 
 
 def forwarding(t, net):
