@@ -24,6 +24,7 @@ launch to its prompt is logged beside that of a plain port's.
 """
 
 import concurrent.futures
+import contextlib
 import os
 import socket
 import time
@@ -79,7 +80,9 @@ def on_threads(fn, items):
 
 
 class Case:
-    """One fake plugin and its testpmd, on a veth of its own."""
+    """One fake plugin and its testpmd, on a veth of its own: entered, the
+    plugin serves and testpmd is launched; left, both are ended (the
+    plugin last), whatever happened between."""
 
     def __init__(self, net, dut, gen, i, name, behaviour, answer, wants):
         self.name, self.wants = name, wants
@@ -90,10 +93,17 @@ class Case:
         self.tp = testpmd.TestPmd(dut, [vdev], label="testpmd[%s plugin]" % name)
         self.took = None
 
-    def launch(self):
-        self.dp.__enter__()
-        self.launched = time.monotonic()
-        self.tp.launch()
+    def __enter__(self):
+        with contextlib.ExitStack() as stack:
+            stack.enter_context(self.dp)
+            self.launched = time.monotonic()
+            self.tp.launch()
+            stack.callback(self.tp.close)
+            self._ends = stack.pop_all()
+        return self
+
+    def __exit__(self, *exc):
+        self._ends.close()
 
     def wait(self):
         self.tp.wait_started(expect_prompt=False, timeout=STARTUP_DEADLINE)
@@ -101,10 +111,6 @@ class Case:
 
     def port_start(self):
         return self.tp.cmd("port start 0", timeout=STARTUP_DEADLINE)
-
-    def close(self):
-        self.tp.close()
-        self.dp.__exit__(None, None, None)
 
 
 def check_started(t, c, error):
@@ -136,26 +142,23 @@ def run_cases(t, net, dut, gen):
     """Every case at once: each testpmd launched, their first prompts and
     their `port start 0` waited for together (the silent and no_accept
     plugins cost the driver's deadline at each), then each case checked and
-    ended, the last launched first (the clean-up stack's order)."""
-    cases = [Case(net, dut, gen, i, *c) for i, c in enumerate(CASES)]
-    for c in cases:
-        c.launch()
-    started = [check_started(t, c, err) for c, (_, err)
-               in zip(cases, on_threads(Case.wait, cases))]
-    live = [c for c, ok in zip(cases, started) if ok]
-    outs = dict(zip((c.name for c in live), on_threads(Case.port_start, live)))
-    for c in reversed(cases):
-        if c.name in outs:
+    quit, and all ended, the last launched first."""
+    with contextlib.ExitStack() as stack:
+        cases = [stack.enter_context(Case(net, dut, gen, i, *c)) for i, c in enumerate(CASES)]
+        started = [check_started(t, c, err) for c, (_, err)
+                   in zip(cases, on_threads(Case.wait, cases))]
+        live = [c for c, ok in zip(cases, started) if ok]
+        outs = dict(zip((c.name for c in live), on_threads(Case.port_start, live)))
+        for c in reversed(live):
             out, err = outs[c.name]
             if err is not None:
                 t.check(False, "%s plugin: `port start 0` at the prompt returns" % c.name,
                         str(err))
-            else:
-                t.check("Fail to start port 0" in out or any(w in out for w in c.wants),
-                        "%s plugin: `port start 0` at the prompt fails too, and returns"
-                        % c.name, out)
-                t.quit_testpmd(c.tp, net)
-        c.close()
+                continue
+            t.check("Fail to start port 0" in out or any(w in out for w in c.wants),
+                    "%s plugin: `port start 0` at the prompt fails too, and returns" % c.name,
+                    out)
+            t.quit_testpmd(c.tp, net)
     return {c.name: c.took for c in cases}
 
 
