@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
 #
-# build-xskxceiver.sh <kernel source tree> <output directory>
+# build-xskxceiver.sh [--thread-timeout S] <kernel source tree> <output directory>
 #
 # Build the kernel's own AF_XDP test suite, xskxceiver with test_xsk.sh
 # (tools/testing/selftests/bpf), from a kernel source tree, the way the
@@ -9,6 +9,12 @@
 # (see build-selftest.sh for why): libbpf of the tree (static), clang for
 # progs/xsk_xdp_progs.c, bpftool for its skeleton, gcc for xskxceiver.c,
 # xsk.c, network_helpers.c and tools/lib/find_bit.c.
+#
+# --thread-timeout S: xskxceiver's deadline for a test's stream and its
+# completions (THREAD_TMOUT, 3 s in the source) becomes S seconds, for a
+# slow kernel under TCG (debug-run.sh); the tree must carry the suite's fix
+# that lets the build set it (xsk-suite-fixes/0002), or the header's 3 s
+# would silently win over -DTHREAD_TMOUT.
 #
 # Output: <output directory>/{xskxceiver,test_xsk.sh,xsk_prereqs.sh}, what
 # test_xsk.sh needs in its directory. Used by xsk-suite.sh.
@@ -20,13 +26,24 @@ die() {
 	exit 1
 }
 
-[ $# = 2 ] || die "usage: $0 <kernel source tree> <output directory>"
+thread_timeout=
+if [ "${1:-}" = --thread-timeout ]; then
+	thread_timeout=${2:-}
+	shift 2 || true
+	[[ "$thread_timeout" =~ ^[1-9][0-9]*$ ]] ||
+		die "--thread-timeout wants a whole number of seconds, not '$thread_timeout'"
+fi
+[ $# = 2 ] || die "usage: $0 [--thread-timeout S] <kernel source tree> <output directory>"
 src=$(readlink -f "$1")
 out=$(mkdir -p "$2" && readlink -f "$2")
 st=$src/tools/testing/selftests/bpf
 for f in xskxceiver.c xsk.c test_xsk.sh xsk_prereqs.sh progs/xsk_xdp_progs.c; do
 	[ -f "$st/$f" ] || die "$src has no tools/testing/selftests/bpf/$f"
 done
+if [ -n "$thread_timeout" ]; then
+	grep -q '^#ifndef THREAD_TMOUT$' "$st/xskxceiver.h" ||
+		die "$st/xskxceiver.h defines THREAD_TMOUT unconditionally (xsk-suite-fixes/0002 not applied)"
+fi
 for tool in clang bpftool gcc make; do
 	command -v "$tool" >/dev/null || die "$tool is missing"
 done
@@ -53,6 +70,7 @@ bpftool gen skeleton "$out/xsk_xdp_progs.bpf.o" name xsk_xdp_progs >"$out/xsk_xd
 cflags=(-g -O2 -Wall -fno-omit-frame-pointer
 	-I"$out" -I"$st" -I"$inc" -I"$src/tools/lib" -I"$src/tools/include"
 	-I"$src/tools/arch/x86/include" -I"$src/tools/include/uapi")
+[ -z "$thread_timeout" ] || cflags+=(-DTHREAD_TMOUT="$thread_timeout")
 # shellcheck disable=SC2046
 gcc "${cflags[@]}" -o "$out/xskxceiver" "$st/xskxceiver.c" "$st/xsk.c" \
 	"$st/network_helpers.c" "$src/tools/lib/find_bit.c" "$out/libbpf/libbpf.a" \

@@ -3,6 +3,7 @@
 #
 # xsk-suite.sh [--layers L | --unpatched] [--kernel BZIMAGE] [--modes skb,drv]
 #              [--results DIR] [--tap] [--busy MODES] [--run-known MODES]
+#              [--thread-timeout S]
 #
 # The kernel's own AF_XDP suite, xskxceiver as test_xsk.sh runs it
 # (tools/testing/selftests/bpf), in the test VM, on the image build.sh
@@ -15,7 +16,11 @@
 # and the build script. --kernel boots BZIMAGE instead (e.g. an image of
 # earlier patches, to compare), with xskxceiver still from the tree of the
 # layers named (the layers do not touch the suite's sources); so does
-# AFXDP_VM_KERNEL, as for vm-run.sh.
+# AFXDP_VM_KERNEL, as for vm-run.sh. --thread-timeout S: an xskxceiver
+# whose deadline for a test's stream and its completions (THREAD_TMOUT, 3 s)
+# is S seconds (build-xskxceiver.sh --thread-timeout), cached apart (the
+# directory's name ends in -t<S>): for a kernel too slow for 3 s under TCG
+# (the debug image in copy mode, debug-run.sh); CI runs the stock 3 s.
 #
 # Each test runs on its own (tests/vm-xsk-suite.sh), plainly and with busy
 # polling, and the per-test results are printed. Exit status: 0 when every
@@ -50,6 +55,7 @@ results=
 tap=
 busy_modes=
 known_modes=
+thread_timeout=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--layers) top=$2; shift ;;
@@ -60,6 +66,7 @@ while [ $# -gt 0 ]; do
 	--tap) tap=1 ;;
 	--busy) busy_modes=$2; shift ;;
 	--run-known) known_modes=$2; shift ;;
+	--thread-timeout) thread_timeout=$2; shift ;;
 	-h | --help) sed -n '3,/^set -u/p' "$0" | sed -n 's/^# \{0,1\}//p'; exit 0 ;;
 	*) die "unknown argument '$1' (see --help)" ;;
 	esac
@@ -104,10 +111,16 @@ if [ ! -f "$image" ]; then
 fi
 
 # --- xskxceiver from the same tree --------------------------------------------
-# (the suite's fixes and its build script name the build too)
+# (the suite's fixes and its build script name the build too, and a
+# deadline other than the stock one)
+[[ "$thread_timeout" =~ ^([1-9][0-9]*)?$ ]] ||
+	die "--thread-timeout wants a whole number of seconds, not '$thread_timeout'"
 fixes=("$KERNEL_DIR"/xsk-suite-fixes/*.patch)
 suite_key=$(cat "${fixes[@]}" "$KERNEL_DIR/build-xskxceiver.sh" | sha256sum | cut -c1-8)
+suite_key+=${thread_timeout:+-t$thread_timeout}
 xsk=$KERNEL_CACHE/xsk-suite/$key-$suite_key
+build_args=()
+[ -z "$thread_timeout" ] || build_args=(--thread-timeout "$thread_timeout")
 if [ ! -x "$xsk/xskxceiver" ]; then
 	tmp=$xsk.tmp
 	rm -rf "$tmp"
@@ -121,7 +134,7 @@ if [ ! -x "$xsk/xskxceiver" ]; then
 		patch -d "$src" -p1 --batch --forward --fuzz=0 --no-backup-if-mismatch \
 			<"$p" >/dev/null || die "${p#"$KERNEL_DIR"/} does not apply"
 	done
-	"$KERNEL_DIR/build-xskxceiver.sh" "$src" "$tmp/out" >"$tmp/build.log" 2>&1 || {
+	"$KERNEL_DIR/build-xskxceiver.sh" "${build_args[@]}" "$src" "$tmp/out" >"$tmp/build.log" 2>&1 || {
 		tail -n 20 "$tmp/build.log" >&2
 		die "xskxceiver does not build"
 	}
@@ -134,13 +147,13 @@ fi
 # --- the suite in the VM ------------------------------------------------------
 [ -n "$results" ] || results=$(mktemp -d "${TMPDIR:-/tmp}/xsk-suite.XXXXXX")
 mkdir -p "$results"
-say "$image (xskxceiver of key $key-$suite_key: ${layers[*]:-unpatched}), modes $modes, results in $results"
+say "$image (xskxceiver of key $key-$suite_key: ${layers[*]:-unpatched}; deadline ${thread_timeout:-3} s), modes $modes, results in $results"
 guest_args=(--known "$known_list")
 [ -z "$tap" ] || guest_args+=(--tap)
 [ -z "$busy_modes" ] || guest_args+=(--busy "$busy_modes")
 [ -z "$known_modes" ] || guest_args+=(--run-known "$known_modes")
 # 31 tests per mode and variant, 1-5 s each under TCG (a failing one waits
-# for its 3 s timeouts)
+# for its deadline, 3 s or --thread-timeout)
 # shellcheck disable=SC2086 # one argument per mode
 AFXDP_VM_TAP=${tap:-0} AFXDP_VM_TIMEOUT=${AFXDP_VM_TIMEOUT:-3600} AFXDP_VM_KERNEL=$image \
 	AFXDP_VM_RESULTS_DIR=$results \
