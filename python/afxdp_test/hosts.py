@@ -133,6 +133,8 @@ def ping(t, a, size=None, where_lost=None):
                 ADDR_A, " -s %d -M do" % size if size else "", ADDR_B, got, PINGS,
                 " (%d after ping's own wait)" % late if late else ""),
             cp.stdout + cp.stderr + ("" if ok or where_lost is None else where_lost()))
+
+
 TCP_LISTEN = "0A"            # include/net/tcp_states.h TCP_LISTEN, as /proc/net/tcp writes it
 
 
