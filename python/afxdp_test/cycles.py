@@ -11,11 +11,11 @@ and copy_umem).
                      hooks=stream_hooks(t, tp, h0, p0, ...))   # a stream
     t.equal(res.failed, 0, ...)
 
-A cycle is `port stop <p>` and `port start <p>` (<p> a port or "all"); with `forwarding`, `stop`
-before and `start` after (testpmd stops a port only when it does not
-forward); with `attach=<devargs>`, `port detach <p>` and `port attach
-<devargs>` between the two (testpmd 22.11 cannot attach a name again after
-`port close`). testpmd's output says what happened: "Stopping ports..." at
+A cycle is `port stop <p>` and `port start <p>` (<p> a port, or "all");
+with `forwarding`, `stop` before and `start` after (testpmd stops a port
+only when it does not forward); with `attach=<devargs>`, `port detach <p>`
+and `port attach <devargs>` between the two (testpmd 22.11 cannot attach a
+name again after `port close`). testpmd's output says what happened: "Stopping ports..." at
 each stop, "Port <p>: <MAC>" at each start that succeeded, "Fail to start
 port" at each that did not, "Port <p> is attached" at each attach.
 
