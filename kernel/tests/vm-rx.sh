@@ -125,8 +125,20 @@ set +e
 dmesg_start=$(dmesg | wc -l)
 
 # Frames the native veth path delivered with XDP_REDIRECT_XSK so far.
+# va's counters (ethtool -S), a "name value" line each
+va_stats() {
+	in_rx ethtool -S va 2>/dev/null | awk -F': *' 'NR > 1 { sub(/^ +/, "", $1); print $1, $2 }'
+}
+# xdp_redirect_xsk summed over va's queues, from va_stats' text
 redirect_xsk_stat() {
-	in_rx ethtool -S va 2>/dev/null | awk '/xdp_redirect_xsk:/ { n += $2 } END { print n + 0 }'
+	awk '/xdp_redirect_xsk/ { n += $2 } END { print n + 0 }' <<<"$1"
+}
+# va's counters that a failed case changed: where its frames went
+# (the guest has no /dev/fd: both texts through one pipe, "--" between)
+va_stats_delta() {
+	printf '%s\n--\n%s\n' "$1" "$2" | awk '$0 == "--" { after = 1; next }
+		!after { b[$1] = $2; next }
+		$2 != b[$1] { printf "# va %s: +%d\n", $1, $2 - b[$1] }'
 }
 
 passed=0
@@ -160,7 +172,7 @@ set_threaded() {
 # than va/vb. SENDER: a command sending the frames instead of pkt_inject,
 # called with the sender's device, the count and the run id.
 run_case() {
-	local label=$1 via=$2 rc before after expect_stat=0 during=0 t0=$EPOCHREALTIME
+	local label=$1 via=$2 rc before after va0 va1 expect_stat=0 during=0 t0=$EPOCHREALTIME
 	local n=${COUNT:-$count} rx_if=${RX_IF:-va} tx_if=${TX_IF:-vb}
 	shift 2
 	run_id=$((run_id + 1))
@@ -171,7 +183,8 @@ run_case() {
 		return
 	fi
 	echo "=== $label"
-	before=$(redirect_xsk_stat)
+	va0=$(va_stats)
+	before=$(redirect_xsk_stat "$va0")
 	rm -f "$tmp/ready" "$tmp/sent"
 	in_rx "$xsk_rx" --ifname "$rx_if" --mode "$mode" --count "$n" --run-id "$run_id" \
 		--ready "$tmp/ready" --sent "$tmp/sent" --timeout 60 $require "$@" &
@@ -201,7 +214,8 @@ run_case() {
 		during=1
 	fi
 	[ "${THREADED:-0}" = 1 ] && set_threaded 0
-	after=$(redirect_xsk_stat)
+	va1=$(va_stats)
+	after=$(redirect_xsk_stat "$va1")
 	case "$native/$*" in
 	1/*"--prog xsk"*"--scenario single"* | 1/*"--prog xsk"*"--scenario restore"*)
 		expect_stat=$count ;;
@@ -214,7 +228,11 @@ run_case() {
 	case "$rc" in
 	0) passed=$((passed + 1)); echo "PASS $label $(since "$t0")" ;;
 	77) skipped=$((skipped + 1)); echo "SKIP $label $(since "$t0")" ;;
-	*) failed=$((failed + 1)); echo "FAIL $label (status $rc) $(since "$t0")" ;;
+	*)
+		failed=$((failed + 1))
+		va_stats_delta "$va0" "$va1"
+		echo "FAIL $label (status $rc) $(since "$t0")"
+		;;
 	esac
 }
 
@@ -403,7 +421,11 @@ tx_run() {
 	rc=$?
 	case "$rc" in
 	0) passed=$((passed + 1)); echo "PASS $label $(since "$t0")" ;;
-	*) failed=$((failed + 1)); echo "FAIL $label (status $rc) $(since "$t0")" ;;
+	*)
+		failed=$((failed + 1))
+		va_stats_delta "$va0" "$va1"
+		echo "FAIL $label (status $rc) $(since "$t0")"
+		;;
 	esac
 }
 
