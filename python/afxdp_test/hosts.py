@@ -121,17 +121,17 @@ def ping_answered(ns, count, args):
     return got, got - in_time, cp
 
 
-def ping(t, a, size=None, where_lost=None):
-    """PINGS pings from host a to host b, every one answered (late ones too,
-    LATE_WAIT); with size, of that many bytes of payload and not fragmented
-    (-M do). where_lost: a function whose text (e.g. the forwarder's xstats)
-    joins the report of a loss."""
+def ping(t, a, size=None, where_lost=None, count=PINGS, what=None):
+    """`count` pings from host a to host b, every one answered (late ones
+    too, LATE_WAIT); with size, of that many bytes of payload and not
+    fragmented (-M do). where_lost: a function whose text (e.g. the
+    forwarder's xstats) joins the report of a loss; what: the check's prefix."""
     opts = ["-s", str(size), "-M", "do"] if size else []
-    got, late, cp = ping_answered(a, PINGS, ["-q"] + opts + [ADDR_B])
-    ok = cp.returncode in (0, 1) and got == PINGS
-    t.check(ok, "ping %s%s -> %s: %d of %d answered%s" % (
-                ADDR_A, " -s %d -M do" % size if size else "", ADDR_B, got, PINGS,
-                " (%d after ping's own wait)" % late if late else ""),
+    got, late, cp = ping_answered(a, count, ["-q"] + opts + [ADDR_B])
+    ok = cp.returncode in (0, 1) and got == count
+    t.check(ok, "%sping %s%s -> %s: %d of %d answered%s" % (
+                what + ": " if what else "", ADDR_A, " -s %d -M do" % size if size else "",
+                ADDR_B, got, count, " (%d after ping's own wait)" % late if late else ""),
             cp.stdout + cp.stderr + ("" if ok or where_lost is None else where_lost()))
 
 

@@ -106,11 +106,8 @@ def full_size_ping(t, o, hosts_ns, mtu, what, prefix):
     has reconfigured the ports (wait_mtu) and the hosts have the MTU."""
     a = hosts_ns[0]
     size = mtu - 28                  # IPv4 and ICMP headers
-    got, late, cp = hosts.ping_answered(a, PINGS, ["-M", "do", "-s", str(size), hosts.ADDR_B])
-    ok = cp.returncode in (0, 1) and got == PINGS
-    t.check(ok, "%s: ping -M do -s %d (%d-byte IP packets, DF) a -> b, every one: %d of %d "
-            "answered, %d late" % (what, size, mtu, got, PINGS, late),
-            cp.stdout + cp.stderr + ("" if ok else o.where_lost(hosts_ns, prefix)))
+    hosts.ping(t, a, size=size, count=PINGS, what="%s, %d-byte IP packets" % (what, mtu),
+               where_lost=lambda: o.where_lost(hosts_ns, prefix))
 
 
 def mtu_change(t, o, names, ports, hosts_ifc, a, b, prefix):
