@@ -64,13 +64,14 @@ work=$cache/deb/$package
 mkdir -p "$cache/deb"
 exec 9>"$cache/deb/$package.lock"
 flock 9
+# the tree's files, git's tracked and untracked ones (not the ignored): what
+# the source copy below is made of
+mapfile -d '' files < <(cd "$top" && git ls-files -z --cached --others --exclude-standard)
 # what the package is made of: each file's mode, name and content, and what
 # the templates below are filled in with (but the date)
 build_key() {
 	printf '%s\n' "$package" "$version" "$dpdk_version" "$stock" "$commit" "$maintainer"
-	(cd "$top" && git ls-files -z --cached --others --exclude-standard |
-		xargs -0 -r stat -c '%a %n' && git ls-files -z --cached --others --exclude-standard |
-		xargs -0 -r sha256sum)
+	(cd "$top" && stat -c '%a %n' "${files[@]}" && sha256sum "${files[@]}")
 }
 key=$(build_key | sha256sum | cut -d' ' -f1)
 file=$(ls "$work"/"${package}"_*.deb 2>/dev/null || true)
@@ -84,8 +85,7 @@ fi
 
 # --- the source copy, debian/ filled in -----------------------------------------
 rm -rf "$work" && mkdir -p "$work/src"
-(cd "$top" && git ls-files -z --cached --others --exclude-standard |
-	xargs -0 tar -cf - --no-recursion) | tar -xf - -C "$work/src"
+(cd "$top" && tar -cf - --no-recursion "${files[@]}") | tar -xf - -C "$work/src"
 deb=$work/src/debian
 cp -a "$top/packaging/debian" "$deb"
 for f in control changelog preinst postrm; do
