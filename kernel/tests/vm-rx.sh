@@ -124,11 +124,11 @@ set +e
 # Kernel warnings are looked for from here on
 dmesg_start=$(dmesg | wc -l)
 
-# Frames the native veth path delivered with XDP_REDIRECT_XSK so far.
 # va's counters (ethtool -S), a "name value" line each
 va_stats() {
 	in_rx ethtool -S va 2>/dev/null | awk -F': *' 'NR > 1 { sub(/^ +/, "", $1); print $1, $2 }'
 }
+# Frames the native veth path delivered with XDP_REDIRECT_XSK so far:
 # xdp_redirect_xsk summed over va's queues, from va_stats' text
 redirect_xsk_stat() {
 	awk '/xdp_redirect_xsk/ { n += $2 } END { print n + 0 }' <<<"$1"
