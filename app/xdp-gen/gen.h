@@ -51,6 +51,7 @@ struct gen_iface {
 	char name[IF_NAMESIZE];
 	int ifindex;
 	unsigned int mtu;
+	unsigned int tx_queues;		/* transmit queues: the AF_XDP method binds one per thread */
 	uint8_t mac[ETH_ALEN_];
 	char kind[16];			/* rtnetlink link kind: "veth", ... ("" if none) */
 
@@ -81,6 +82,13 @@ void gen_iface_close(struct gen_iface *ifc);
  * such counters.
  */
 int gen_iface_xdp_xmit(const struct gen_iface *ifc, uint64_t *xmit, uint64_t *dropped);
+
+/*
+ * The interface's own transmit counters (rtnetlink's IFLA_STATS64).  On a
+ * veth, tx_packets counts every frame its peer took, into its NAPI ring or
+ * its stack, and tx_dropped those the veth dropped (a full peer ring).
+ */
+int gen_iface_tx_stats(const struct gen_iface *ifc, uint64_t *packets, uint64_t *dropped);
 
 /* ---- gen_live.c: BPF_PROG_RUN with BPF_F_TEST_XDP_LIVE_FRAMES ---- */
 
@@ -131,5 +139,56 @@ void gen_packet_close(struct gen_packet *p);
  * true.  0, or a negative errno on any other error.
  */
 int gen_packet_send(struct gen_packet *p, uint64_t n, const atomic_int *stop, uint64_t *sent);
+
+/* ---- gen_xsk.c: the AF_XDP method (copy mode) ---- */
+
+struct gen_xsk_ring {
+	uint32_t *producer, *consumer;
+	void *desc;			/* struct xdp_desc (Tx) or uint64_t addresses */
+	uint32_t size, mask;
+	void *map;
+	size_t map_len;
+};
+
+struct gen_xsk {
+	int fd;
+	unsigned int queue;		/* the interface's transmit queue it is bound to */
+	unsigned int size;		/* frame bytes */
+	unsigned int batch;		/* frames put into the Tx ring per sendto() */
+	unsigned int budget;		/* frames the kernel sends per sendto() */
+	const struct gen_cfg *cfg;
+	uint8_t *umem;
+	size_t umem_len;
+	unsigned int frame_size, nframes;
+	struct gen_xsk_ring tx, cq, fq;
+	uint64_t *free_addrs;		/* UMEM slots not in flight */
+	unsigned int nfree;
+	uint32_t prod, cons_seen, cq_cons;
+	uint64_t produced, consumed;	/* descriptors, since the socket was opened */
+	uint64_t seq;			/* the next frame's sequence number */
+	uint32_t flow;			/* and its flow */
+	atomic_uint_fast64_t built;	/* = consumed, for the main thread */
+	atomic_uint_fast64_t dropped;	/* consumed but dropped by the driver (EBUSY) */
+	uint64_t kicks, again, waits;	/* sendto() calls; of those, EAGAIN; rounds with no slot */
+};
+
+/*
+ * Opens, maps and binds the socket to queue `queue` of ifindex in copy mode,
+ * with a UMEM of its own holding copies of frame.  0, or a negative errno
+ * with the reason in err.
+ */
+int gen_xsk_open(struct gen_xsk *x, int ifindex, unsigned int queue, const uint8_t *frame,
+		 unsigned int size, const struct gen_cfg *cfg, unsigned int batch, char *err,
+		 size_t errlen);
+void gen_xsk_close(struct gen_xsk *x);
+
+/*
+ * Sends until n more frames are taken by the driver (drops are sent again),
+ * or *stop becomes true.  *sent: the frames taken.  0, or a negative errno.
+ */
+int gen_xsk_send(struct gen_xsk *x, uint64_t n, const atomic_int *stop, uint64_t *sent);
+
+/* Frames taken by the driver since the socket was opened (any thread may ask). */
+uint64_t gen_xsk_taken(const struct gen_xsk *x);
 
 #endif /* GEN_H */

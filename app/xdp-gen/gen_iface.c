@@ -33,7 +33,9 @@ struct link_info {
 	uint8_t mac[ETH_ALEN_];
 	bool has_mac;
 	unsigned int mtu;
-	unsigned int rx_queues;
+	unsigned int rx_queues, tx_queues;
+	bool has_stats;
+	struct rtnl_link_stats64 stats;
 	int link;		/* IFLA_LINK: the veth peer's ifindex, 0 if none */
 	int link_netnsid;	/* IFLA_LINK_NETNSID, -1 if absent */
 	char kind[16];
@@ -132,6 +134,15 @@ get_link(int ifindex, int netnsid, struct link_info *li)
 				break;
 			case IFLA_NUM_RX_QUEUES:
 				li->rx_queues = *(uint32_t *)RTA_DATA(a);
+				break;
+			case IFLA_NUM_TX_QUEUES:
+				li->tx_queues = *(uint32_t *)RTA_DATA(a);
+				break;
+			case IFLA_STATS64:
+				if (RTA_PAYLOAD(a) >= sizeof(li->stats)) {
+					memcpy(&li->stats, RTA_DATA(a), sizeof(li->stats));
+					li->has_stats = true;
+				}
 				break;
 			case IFLA_LINK:
 				li->link = *(int32_t *)RTA_DATA(a);
@@ -245,6 +256,21 @@ gen_iface_xdp_xmit(const struct gen_iface *ifc, uint64_t *xmit, uint64_t *droppe
 }
 
 int
+gen_iface_tx_stats(const struct gen_iface *ifc, uint64_t *packets, uint64_t *dropped)
+{
+	struct link_info li;
+	int ret = get_link(ifc->ifindex, -1, &li);
+
+	if (ret < 0)
+		return ret;
+	if (!li.has_stats)
+		return -ENOTSUP;
+	*packets = li.stats.tx_packets;
+	*dropped = li.stats.tx_dropped;
+	return 0;
+}
+
+int
 gen_iface_open(struct gen_iface *ifc, const char *name, char *err, size_t errlen)
 {
 	struct link_info li, peer;
@@ -269,6 +295,7 @@ gen_iface_open(struct gen_iface *ifc, const char *name, char *err, size_t errlen
 	}
 	snprintf(ifc->name, sizeof(ifc->name), "%s", li.name);
 	ifc->mtu = li.mtu;
+	ifc->tx_queues = li.tx_queues;
 	memcpy(ifc->mac, li.mac, ETH_ALEN_);
 	snprintf(ifc->kind, sizeof(ifc->kind), "%s", li.kind);
 

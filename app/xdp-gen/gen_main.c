@@ -5,13 +5,17 @@
 /*
  * afxdp-gen: a traffic generator that sends from the kernel side, with
  * live-frames BPF_PROG_RUN, out of a veth into its peer, where the device
- * under test receives.  This file: options, the sending threads, the
- * progress line, the exact-count top-up and the summary.
+ * under test receives; where the kernel refuses live frames, with AF_XDP
+ * sockets in copy mode, else with AF_PACKET.  This file: options, the
+ * choice of the method, the sending threads, the progress line, the
+ * exact-count top-up and the summary.
  *
  * Sent means taken into the peer's receive ring: the veth counts those
  * frames, and those it dropped because the ring was full, in its ethtool
- * statistics (tx_queue_<i>_xdp_xmit[_errors]).  With --count, frames
- * dropped that way are sent again until exactly the count is in.
+ * statistics (tx_queue_<i>_xdp_xmit[_errors]) for live frames, in its
+ * transmit counters (tx_packets, tx_dropped) for the AF_XDP method.  With
+ * --count, frames dropped that way are sent again until exactly the count
+ * is in.
  */
 
 #define _GNU_SOURCE
@@ -54,10 +58,16 @@
 /* AF_PACKET: frames between two updates of the progress counter. */
 #define PACKET_CHUNK	65536u
 
+/* AF_XDP: how long the veth's counters may lag behind the last sendto() (its peer's NAPI). */
+#define XSK_SETTLE_NS	1000000000ull
+
 /* Rounds of re-sending frames the peer's full ring dropped, before giving up. */
 #define MAX_TOPUP_ROUNDS 10000
 
-enum method { METHOD_AUTO, METHOD_LIVE, METHOD_PACKET };
+enum method { METHOD_AUTO, METHOD_LIVE, METHOD_AFXDP, METHOD_PACKET };
+
+/* Names in the JSON and on the command line. */
+static const char *const method_json[] = { "auto", "live", "afxdp", "af_packet" };
 
 enum stop_reason {
 	STOP_NONE,
@@ -95,6 +105,7 @@ struct worker {
 	uint8_t *frame;			/* this thread's template */
 	uint64_t share;			/* --count: this thread's part */
 	struct gen_packet pkt;		/* METHOD_PACKET */
+	struct gen_xsk xsk;		/* METHOD_AFXDP */
 	atomic_uint_fast64_t sent;	/* METHOD_PACKET: frames accepted */
 	int err;			/* a failed call's negative errno */
 	atomic_bool finished;
@@ -109,6 +120,8 @@ struct gen {
 	struct gen_frame_spec spec;
 	struct gen_cfg cfg;
 	enum method method;
+	char why_not_live[256];		/* METHOD_AUTO: why an earlier method was not taken */
+	char why_not_afxdp[256];
 	struct gen_live *live;
 	struct worker *workers;
 	/* The threads wait at the gate until all are created. */
@@ -118,7 +131,7 @@ struct gen {
 	atomic_int stop;		/* enum stop_reason */
 	uint64_t t_start, deadline;	/* monotonic ns; deadline 0: none */
 	uint64_t t_stop;		/* when watch() saw a stop request */
-	bool have_stats;		/* the veth's xdp_xmit counters */
+	bool have_stats;		/* the veth's xdp_xmit counters (live), tx counters (afxdp) */
 	bool shared_queue;		/* two threads may send into one peer queue */
 	uint64_t xmit0, drop0;		/* their values before the run */
 };
@@ -152,8 +165,9 @@ usage(FILE *f)
 "Sends Ethernet/IPv4/UDP frames out of IFACE, from the kernel side: BPF_PROG_RUN\n"
 "with BPF_F_TEST_XDP_LIVE_FRAMES runs an XDP program that returns XDP_TX on a\n"
 "frame template.  On a veth, frames arrive at its peer (which needs an XDP\n"
-"program attached, or GRO on, to take them).  Falls back to an AF_PACKET socket\n"
-"(much slower, labelled as such) where live frames are unavailable.\n"
+"program attached, or GRO on, to take them).  Where the kernel refuses live\n"
+"frames, falls back to AF_XDP sockets in copy mode (slower), and where those\n"
+"fail, to an AF_PACKET socket (slower still); the output says which ran, and why.\n"
 "\n"
 "  -d, --dev IFACE        interface to send out of (required)\n"
 "  -s, --size BYTES       frame size without FCS, %u..MTU+14 (default 64)\n"
@@ -170,8 +184,10 @@ usage(FILE *f)
 "      --dst-port PORT    UDP destination port (default 9)\n"
 "  -T, --threads N        sending threads, 1..%d (default 1, or one per --cpus entry)\n"
 "  -c, --cpus LIST        pin the threads to these CPUs, round robin (e.g. 0,2-3)\n"
-"  -b, --batch N          frames per live-frames batch, 1..%d (default %d)\n"
-"  -m, --method M         auto (default), live, or packet (the AF_PACKET fallback)\n"
+"  -b, --batch N          frames per live-frames batch, or per AF_XDP sendto(),\n"
+"                         1..%d (default %d)\n"
+"  -m, --method M         auto (default: live, else afxdp, else packet), live,\n"
+"                         afxdp (AF_XDP copy mode) or packet (AF_PACKET)\n"
 "      --dry-run          build the frames and drop them in the kernel (XDP_DROP):\n"
 "                         times the generator alone; nothing is sent\n"
 "  -q, --quiet            no header and no progress line\n"
@@ -373,10 +389,12 @@ parse_opts(struct opts *o, int argc, char **argv)
 				o->method = METHOD_AUTO;
 			else if (strcmp(optarg, "live") == 0)
 				o->method = METHOD_LIVE;
+			else if (strcmp(optarg, "afxdp") == 0)
+				o->method = METHOD_AFXDP;
 			else if (strcmp(optarg, "packet") == 0)
 				o->method = METHOD_PACKET;
 			else
-				usage_error("--method %s: expected auto, live or packet", optarg);
+				usage_error("--method %s: expected auto, live, afxdp or packet", optarg);
 			break;
 		case OPT_DRY_RUN:
 			o->dry_run = true;
@@ -399,8 +417,9 @@ parse_opts(struct opts *o, int argc, char **argv)
 		usage_error("unexpected argument '%s'", argv[optind]);
 	if (!o->dev)
 		usage_error("--dev IFACE is required: the interface to send out of (one end of a veth pair)");
-	if (o->dry_run && o->method == METHOD_PACKET)
-		usage_error("--dry-run times live frames: it does not go with --method packet");
+	if (o->dry_run && (o->method == METHOD_PACKET || o->method == METHOD_AFXDP))
+		usage_error("--dry-run times live frames: it does not go with --method %s",
+			    o->method == METHOD_PACKET ? "packet" : "afxdp");
 	if (o->dry_run)
 		o->method = METHOD_LIVE;
 	if (o->count && o->duration > 0)
@@ -496,6 +515,16 @@ run_packet(struct worker *w)
 	return 0;
 }
 
+static int
+run_afxdp(struct worker *w)
+{
+	struct gen *g = w->g;
+	uint64_t sent = 0;
+
+	/* Its share, drops sent again; or until told to stop.  Progress: gen_xsk_taken(). */
+	return gen_xsk_send(&w->xsk, g->o.count ? w->share : UINT64_MAX, &g->stop, &sent);
+}
+
 static void *
 worker_main(void *arg)
 {
@@ -515,7 +544,8 @@ worker_main(void *arg)
 		pthread_cond_wait(&g->gate_cond, &g->gate_lock);
 	pthread_mutex_unlock(&g->gate_lock);
 
-	w->err = g->method == METHOD_PACKET ? run_packet(w) : run_live(w);
+	w->err = g->method == METHOD_PACKET ? run_packet(w) :
+		 g->method == METHOD_AFXDP ? run_afxdp(w) : run_live(w);
 	if (w->err)
 		request_stop(g, STOP_ERROR);
 	w->t_end = now_ns();
@@ -523,11 +553,25 @@ worker_main(void *arg)
 	return NULL;
 }
 
-/* What has left so far: built by the program (or accepted by the socket), and taken/dropped by the peer. */
+/*
+ * What has left so far: built by the program (or accepted by the AF_PACKET
+ * socket, or consumed by the kernel from the AF_XDP rings), and taken or
+ * dropped by the peer.
+ */
 struct tally {
 	uint64_t built;
+	uint64_t taken;			/* AF_XDP: built less the drops sendto() reported */
 	uint64_t xmit, dropped;		/* since the start; valid when have_stats */
 };
+
+/* The veth's counters of the method: xdp_xmit for live frames, tx for AF_XDP. */
+static int
+read_counters(const struct gen *g, uint64_t *xmit, uint64_t *dropped)
+{
+	if (g->method == METHOD_AFXDP)
+		return gen_iface_tx_stats(&g->ifc, xmit, dropped);
+	return gen_iface_xdp_xmit(&g->ifc, xmit, dropped);
+}
 
 static void
 read_tally(struct gen *g, struct tally *t)
@@ -536,20 +580,45 @@ read_tally(struct gen *g, struct tally *t)
 	if (g->method == METHOD_PACKET) {
 		for (unsigned int i = 0; i < g->o.threads; i++)
 			t->built += atomic_load(&g->workers[i].sent);
+	} else if (g->method == METHOD_AFXDP) {
+		for (unsigned int i = 0; i < g->o.threads; i++) {
+			t->built += atomic_load(&g->workers[i].xsk.built);
+			t->taken += gen_xsk_taken(&g->workers[i].xsk);
+		}
 	} else {
 		gen_live_built(g->live, g->o.threads, &t->built);
 	}
-	if (g->have_stats && gen_iface_xdp_xmit(&g->ifc, &t->xmit, &t->dropped) == 0) {
+	if (g->have_stats && read_counters(g, &t->xmit, &t->dropped) == 0) {
 		t->xmit -= g->xmit0;
 		t->dropped -= g->drop0;
 	}
 }
 
-/* Frames sent: into the peer's ring where the veth counts them, else built/accepted. */
+/* Frames sent: into the peer's ring where the veth counts them, else built/accepted/taken. */
 static uint64_t
 tally_sent(const struct gen *g, const struct tally *t)
 {
-	return g->have_stats ? t->xmit : t->built;
+	if (g->have_stats)
+		return t->xmit;
+	return g->method == METHOD_AFXDP ? t->taken : t->built;
+}
+
+/*
+ * AF_XDP: the peer's NAPI counts a frame when it takes it off its ring, a
+ * little after sendto() put it there.  Waits until the veth has counted
+ * every frame the kernel consumed, as taken or dropped (or a second).
+ */
+static void
+settle(struct gen *g, struct tally *t)
+{
+	uint64_t until = now_ns() + XSK_SETTLE_NS;
+
+	read_tally(g, t);
+	while (g->have_stats && g->method == METHOD_AFXDP && t->xmit + t->dropped < t->built &&
+	       now_ns() < until) {
+		usleep(1000);
+		read_tally(g, t);
+	}
 }
 
 /*
@@ -559,7 +628,8 @@ tally_sent(const struct gen *g, const struct tally *t)
 static bool
 peer_refuses(const struct gen *g, const struct tally *t, bool calls_done)
 {
-	return g->have_stats && t->built >= (calls_done ? 1 : 2 * MAX_BATCH) &&
+	return g->method == METHOD_LIVE && g->have_stats &&
+	       t->built >= (calls_done ? 1 : 2 * MAX_BATCH) &&
 	       t->xmit + t->dropped == 0;
 }
 
@@ -575,9 +645,36 @@ explain_refusal(const struct gen *g)
 }
 
 /*
- * --count with live frames: frames the peer's full ring dropped (or calls a
- * signal cut short) are sent again, from this thread, until the veth has
- * taken exactly the count.  Returns the number of frames built again.
+ * Sends n more frames out of the first thread's template (live frames) or
+ * socket (AF_XDP), from this thread.  0, -EINTR (cut short by a signal), or
+ * a negative errno, said.
+ */
+static int
+send_more(struct gen *g, uint64_t n)
+{
+	int ret;
+
+	if (g->method == METHOD_AFXDP) {
+		uint64_t sent = 0;
+
+		ret = gen_xsk_send(&g->workers[0].xsk, n, &g->stop, &sent);
+		if (ret < 0)
+			fprintf(stderr, "afxdp-gen: sendto: %s\n", strerror(-ret));
+		return ret;
+	}
+	ret = gen_live_run(g->live, g->ifc.ifindex, g->workers[0].frame, g->o.size,
+			   (uint32_t)n, g->o.batch, &(uint32_t){ 0 });
+	if (ret < 0 && ret != -EINTR)
+		fprintf(stderr, "afxdp-gen: BPF_PROG_RUN: %s\n", strerror(-ret));
+	return ret;
+}
+
+/*
+ * --count with live frames or AF_XDP: frames the peer's full ring dropped
+ * (or calls a signal cut short) are sent again, from this thread, until the
+ * veth has taken exactly the count.  Returns the number of frames built
+ * again.  (The AF_XDP threads send their drops again themselves: this only
+ * runs there if the veth counted fewer than they did.)
  */
 static int
 top_up(struct gen *g, uint64_t *resent, unsigned int *rounds)
@@ -586,7 +683,7 @@ top_up(struct gen *g, uint64_t *resent, unsigned int *rounds)
 
 	*resent = 0;
 	*rounds = 0;
-	read_tally(g, &t);
+	settle(g, &t);
 	while (tally_sent(g, &t) < g->o.count) {
 		uint64_t before = tally_sent(g, &t);
 		uint64_t n = g->o.count - before;
@@ -603,15 +700,12 @@ top_up(struct gen *g, uint64_t *resent, unsigned int *rounds)
 			usleep(1000);	/* let the peer's NAPI drain its ring */
 		if (n > MAX_CALL)
 			n = MAX_CALL;
-		ret = gen_live_run(g->live, g->ifc.ifindex, g->workers[0].frame, g->o.size,
-				   (uint32_t)n, g->o.batch, &(uint32_t){ 0 });
-		if (ret < 0 && ret != -EINTR) {
-			fprintf(stderr, "afxdp-gen: BPF_PROG_RUN: %s\n", strerror(-ret));
+		ret = send_more(g, n);
+		if (ret < 0 && ret != -EINTR)
 			return ret;
-		}
 		*resent += n;
 		(*rounds)++;
-		read_tally(g, &t);
+		settle(g, &t);
 		if (peer_refuses(g, &t, true) || (tally_sent(g, &t) == before && ret != -EINTR)) {
 			fprintf(stderr, "afxdp-gen: re-sending %" PRIu64 " frames delivered none\n", n);
 			return -EIO;
@@ -650,9 +744,17 @@ print_header(const struct gen *g)
 
 	if (g->method == METHOD_PACKET)
 		printf("afxdp-gen: method AF_PACKET sendmmsg + PACKET_QDISC_BYPASS (fallback: slower)\n");
+	else if (g->method == METHOD_AFXDP)
+		printf("afxdp-gen: method AF_XDP copy mode (XDP_COPY, a socket and UMEM per thread), "
+		       "%u frames per sendto(), the kernel sends %u per call (fallback: slower than live frames)\n",
+		       o->batch, g->workers[0].xsk.budget);
 	else
 		printf("afxdp-gen: method live frames (BPF_PROG_RUN + BPF_F_TEST_XDP_LIVE_FRAMES, %s), batch %u\n",
 		       o->dry_run ? "XDP_DROP: dry run, nothing is sent" : "XDP_TX", o->batch);
+	if (g->why_not_live[0])
+		printf("  not      live frames: %s\n", g->why_not_live);
+	if (g->why_not_afxdp[0])
+		printf("  not      AF_XDP: %s\n", g->why_not_afxdp);
 	printf("  out of   %s (ifindex %d, mtu %u%s%s)\n", g->ifc.name, g->ifc.ifindex, g->ifc.mtu,
 	       g->ifc.kind[0] ? ", " : "", g->ifc.kind);
 	if (g->ifc.has_peer) {
@@ -676,6 +778,11 @@ print_header(const struct gen *g)
 		for (unsigned int i = 0; i < o->threads; i++)
 			printf("%s%d", i ? "," : " ", g->workers[i].cpu);
 	}
+	if (g->method == METHOD_AFXDP) {
+		printf(", into %s's queue", g->ifc.name);
+		for (unsigned int i = 0; i < o->threads; i++)
+			printf("%s%u", i ? "," : " ", g->workers[i].xsk.queue);
+	}
 	printf("\n");
 	if (o->count)
 		printf("  until    %" PRIu64 " frames are sent\n", o->count);
@@ -690,6 +797,11 @@ print_header(const struct gen *g)
 		       g->ifc.peer_rx_queues, g->ifc.peer_rx_queues == 1 ? "" : "s", g->ifc.peer_rx_queues);
 	if (g->method == METHOD_PACKET)
 		printf("  sent     = accepted by %s's driver (refused ones are sent again)\n", g->ifc.name);
+	else if (g->method == METHOD_AFXDP && g->have_stats)
+		printf("  sent     = taken by the peer (the veth's tx_packets; frames it dropped are sent again)\n");
+	else if (g->method == METHOD_AFXDP)
+		printf("  sent     = taken by %s's driver (dropped ones are sent again); not verifiable:\n"
+		       "           not a veth\n", g->ifc.name);
 	else if (g->have_stats)
 		printf("  sent     = taken into the peer's receive ring (the veth's xdp_xmit counters)\n");
 	else if (!o->dry_run)
@@ -785,59 +897,125 @@ libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 	return level == LIBBPF_WARN ? vfprintf(stderr, fmt, ap) : 0;
 }
 
-static int
-setup_method(struct gen *g)
-{
-	char why[256];
-	int ret;
-
-	if (g->method == METHOD_PACKET)
-		return 0;
-	ret = gen_live_open(&g->live, &g->cfg, why, sizeof(why));
-	if (ret == 0) {
-		g->method = METHOD_LIVE;
-		return 0;
-	}
-	if (g->method == METHOD_LIVE) {
-		fprintf(stderr, "afxdp-gen: %s\n", why);
-		return ret;
-	}
-	fprintf(stderr, "afxdp-gen: live frames unavailable: %s\n"
-		"afxdp-gen: falling back to AF_PACKET sendmmsg (much slower)\n", why);
-	g->method = METHOD_PACKET;
-	return 0;
-}
-
+/* The workers and their templates; no method's socket yet. */
 static int
 setup_workers(struct gen *g)
 {
-	char err[256];
-
 	g->workers = calloc(g->o.threads, sizeof(*g->workers));
 	if (!g->workers)
 		return -ENOMEM;
 	for (unsigned int i = 0; i < g->o.threads; i++) {
+		g->workers[i].pkt.fd = -1;
+		g->workers[i].xsk.fd = -1;
+	}
+	for (unsigned int i = 0; i < g->o.threads; i++) {
 		struct worker *w = &g->workers[i];
-		int ret;
 
 		w->g = g;
 		w->index = i;
 		w->cpu = g->o.n_cpus ? g->o.cpus[i % g->o.n_cpus] : -1;
-		w->pkt.fd = -1;
 		w->frame = malloc(g->o.size);
 		if (!w->frame)
 			return -ENOMEM;
 		gen_frame_build(w->frame, &g->spec, i);
-		if (g->method == METHOD_PACKET) {
-			ret = gen_packet_open(&w->pkt, g->ifc.ifindex, w->frame, g->o.size, &g->cfg,
-					      err, sizeof(err));
-			if (ret < 0) {
-				fprintf(stderr, "afxdp-gen: %s\n", err);
-				return ret;
-			}
+	}
+	return 0;
+}
+
+static void
+close_afxdp(struct gen *g)
+{
+	for (unsigned int i = 0; i < g->o.threads; i++)
+		gen_xsk_close(&g->workers[i].xsk);
+}
+
+/* An AF_XDP socket per thread, thread i on transmit queue i.  0, or -errno and why. */
+static int
+open_afxdp(struct gen *g, char *why, size_t whylen)
+{
+	char err[256];
+
+	if (g->ifc.tx_queues && g->o.threads > g->ifc.tx_queues) {
+		snprintf(why, whylen, "a socket per thread needs a transmit queue per thread: "
+			 "%s has %u, for %u threads", g->ifc.name, g->ifc.tx_queues, g->o.threads);
+		return -EINVAL;
+	}
+	for (unsigned int i = 0; i < g->o.threads; i++) {
+		struct worker *w = &g->workers[i];
+		int ret = gen_xsk_open(&w->xsk, g->ifc.ifindex, i, w->frame, g->o.size, &g->cfg,
+				       g->o.batch, err, sizeof(err));
+
+		if (ret < 0) {
+			snprintf(why, whylen, "%s", err);
+			close_afxdp(g);
+			return ret;
 		}
 	}
 	return 0;
+}
+
+static int
+open_packet(struct gen *g)
+{
+	char err[256];
+
+	for (unsigned int i = 0; i < g->o.threads; i++) {
+		struct worker *w = &g->workers[i];
+		int ret = gen_packet_open(&w->pkt, g->ifc.ifindex, w->frame, g->o.size, &g->cfg,
+					  err, sizeof(err));
+
+		if (ret < 0) {
+			fprintf(stderr, "afxdp-gen: %s\n", err);
+			return ret;
+		}
+	}
+	return 0;
+}
+
+/*
+ * The method: the one asked for, or with auto the first that works when
+ * done once: live frames (a program run in live mode), then AF_XDP (every
+ * thread's socket bound), then AF_PACKET.  Why each one before was not
+ * taken is kept for the header, the summary and the JSON.
+ */
+static int
+setup_method(struct gen *g)
+{
+	bool any = g->method == METHOD_AUTO;
+	int ret;
+
+	if (g->method == METHOD_LIVE || any) {
+		ret = gen_live_open(&g->live, &g->cfg, g->why_not_live, sizeof(g->why_not_live));
+		if (ret == 0) {
+			g->why_not_live[0] = '\0';
+			g->method = METHOD_LIVE;
+			return 0;
+		}
+		if (!any) {
+			fprintf(stderr, "afxdp-gen: %s\n", g->why_not_live);
+			return ret;
+		}
+		fprintf(stderr, "afxdp-gen: live frames unavailable: %s\n"
+			"afxdp-gen: trying AF_XDP sockets in copy mode (slower)\n", g->why_not_live);
+	}
+	if (g->method == METHOD_AFXDP || any) {
+		ret = open_afxdp(g, g->why_not_afxdp, sizeof(g->why_not_afxdp));
+		if (ret == 0) {
+			g->why_not_afxdp[0] = '\0';
+			g->method = METHOD_AFXDP;
+			return 0;
+		}
+		if (!any) {
+			fprintf(stderr, "afxdp-gen: %s\n", g->why_not_afxdp);
+			if (ret == -EMSGSIZE)
+				fprintf(stderr, "afxdp-gen: use --method packet for such frames\n");
+			return ret;
+		}
+		fprintf(stderr, "afxdp-gen: AF_XDP unavailable: %s\n"
+			"afxdp-gen: falling back to AF_PACKET sendmmsg (slower still)\n", g->why_not_afxdp);
+	}
+	g->method = METHOD_PACKET;
+	return open_packet(g);
 }
 
 static void
@@ -847,12 +1025,29 @@ teardown(struct gen *g)
 		for (unsigned int i = 0; i < g->o.threads; i++) {
 			if (g->workers[i].pkt.fd >= 0 || g->workers[i].pkt.frames)
 				gen_packet_close(&g->workers[i].pkt);
+			gen_xsk_close(&g->workers[i].xsk);
 			free(g->workers[i].frame);
 		}
 		free(g->workers);
 	}
 	gen_live_close(g->live);
 	gen_iface_close(&g->ifc);
+}
+
+/* "key":"value" with the value escaped as JSON wants; first: no comma before. */
+static void
+print_json_pair(const char *key, const char *value, bool first)
+{
+	printf("%s\"%s\":\"", first ? "" : ",", key);
+	for (const unsigned char *c = (const unsigned char *)value; *c; c++) {
+		if (*c == '"' || *c == '\\')
+			printf("\\%c", *c);
+		else if (*c < 0x20)
+			printf("\\u%04x", *c);
+		else
+			putchar(*c);
+	}
+	putchar('"');
 }
 
 static const char *
@@ -921,17 +1116,23 @@ main(int argc, char **argv)
 	gen_frame_cfg(&g->cfg, &g->spec);
 	g->cfg.dry_run = g->o.dry_run;
 
-	ret = setup_method(g);
+	ret = setup_workers(g);
 	if (ret == 0)
-		ret = setup_workers(g);
+		ret = setup_method(g);
 	if (ret < 0) {
 		teardown(g);
 		return EXIT_RUNTIME;
 	}
 	/* Frames redirected into a veth's peer are counted there; AF_PACKET's go another way. */
-	g->have_stats = g->method == METHOD_LIVE && !g->o.dry_run &&
-			gen_iface_xdp_xmit(&g->ifc, &g->xmit0, &g->drop0) == 0;
-	g->shared_queue = g->have_stats && g->o.threads > 1 && !threads_own_queues(g);
+	/*
+	 * Frames redirected into a veth's peer are counted there; AF_XDP's
+	 * frames in the veth's transmit counters; AF_PACKET's go another way.
+	 */
+	g->have_stats = ((g->method == METHOD_LIVE && !g->o.dry_run) ||
+			 (g->method == METHOD_AFXDP && g->ifc.has_peer)) &&
+			read_counters(g, &g->xmit0, &g->drop0) == 0;
+	g->shared_queue = g->method == METHOD_LIVE && g->have_stats && g->o.threads > 1 &&
+			  !threads_own_queues(g);
 	if (!g->o.quiet)
 		print_header(g);
 
@@ -982,14 +1183,16 @@ main(int argc, char **argv)
 	for (unsigned int i = 0; i < started; i++)
 		if (g->workers[i].err) {
 			fprintf(stderr, "afxdp-gen: thread %u: %s: %s\n", i,
-				g->method == METHOD_LIVE ? "BPF_PROG_RUN" : "sendmmsg",
+				g->method == METHOD_LIVE ? "BPF_PROG_RUN" :
+				g->method == METHOD_AFXDP ? "sendto" : "sendmmsg",
 				strerror(-g->workers[i].err));
 			if (g->workers[i].err == -EINVAL && g->o.size > 3000 && g->method == METHOD_LIVE)
 				fprintf(stderr, "afxdp-gen: live frames must fit in a page with the kernel's "
 					"headroom (about 3.3 KB): use --method packet\n");
 			status = EXIT_RUNTIME;
 		}
-	if (status == 0 && reason != STOP_SIGNAL && g->method == METHOD_LIVE && g->o.count) {
+	if (status == 0 && reason != STOP_SIGNAL && g->o.count &&
+	    (g->method == METHOD_LIVE || g->method == METHOD_AFXDP)) {
 		read_tally(g, &t);
 		if (peer_refuses(g, &t, true)) {
 			explain_refusal(g);
@@ -1008,7 +1211,7 @@ main(int argc, char **argv)
 			t_end = g->workers[i].t_end;
 	if (g->t_stop && g->t_stop < t_end && (reason == STOP_DONE || reason == STOP_SIGNAL))
 		t_end = g->t_stop;
-	read_tally(g, &t);
+	settle(g, &t);
 	if (status == 0 && peer_refuses(g, &t, true)) {
 		explain_refusal(g);
 		status = EXIT_RUNTIME;
@@ -1020,7 +1223,15 @@ main(int argc, char **argv)
 
 	/* Every frame built was either taken or dropped by the veth, unless its counters lost updates. */
 	verified = g->have_stats || g->method == METHOD_PACKET;
-	if (g->have_stats && t.xmit + t.dropped && t.built != t.xmit + t.dropped) {
+	if (g->method == METHOD_AFXDP && g->have_stats &&
+	    (t.xmit != t.taken || t.xmit + t.dropped != t.built)) {
+		fprintf(stderr, "afxdp-gen: warning: the kernel took %" PRIu64 " frames from the AF_XDP rings, "
+			"of which sendto() said %" PRIu64 " were dropped, but the veth counted %" PRIu64
+			" taken and %" PRIu64 " dropped: someone else sends out of %s, or frames were "
+			"lost uncounted\n", t.built, t.built - t.taken, t.xmit, t.dropped, g->ifc.name);
+		verified = false;
+	} else if (g->method == METHOD_LIVE && g->have_stats && t.xmit + t.dropped &&
+		   t.built != t.xmit + t.dropped) {
 		fprintf(stderr, "afxdp-gen: warning: the program built %" PRIu64 " frames but the veth counted %"
 			PRIu64 " (%" PRIu64 " taken + %" PRIu64 " dropped): %s\n", t.built,
 			t.xmit + t.dropped, t.xmit, t.dropped,
@@ -1048,6 +1259,26 @@ main(int argc, char **argv)
 				retries += g->workers[i].pkt.retries;
 			printf("  AF_PACKET: every frame accepted by %s; %" PRIu64
 			       " sendmmsg calls met a full queue and were retried\n", g->ifc.name, retries);
+		} else if (g->method == METHOD_AFXDP) {
+			uint64_t kicks = 0, again = 0;
+
+			for (unsigned int i = 0; i < g->o.threads; i++) {
+				kicks += g->workers[i].xsk.kicks;
+				again += g->workers[i].xsk.again;
+			}
+			if (g->have_stats)
+				printf("  AF_XDP: taken by the peer %" PRIu64 " (the veth's tx_packets), dropped at "
+				       "a full ring %" PRIu64 " and sent again, consumed from the Tx rings %"
+				       PRIu64, t.xmit, t.dropped, t.built);
+			else
+				printf("  AF_XDP: taken by %s's driver %" PRIu64 ", dropped %" PRIu64 " and sent "
+				       "again (not verifiable: not a veth)", g->ifc.name, t.taken,
+				       t.built - t.taken);
+			if (rounds)
+				printf(", re-sent %" PRIu64 " in %u round%s", resent, rounds,
+				       rounds == 1 ? "" : "s");
+			printf("\n  %" PRIu64 " sendto() calls, %" PRIu64 " of them said EAGAIN (budget spent "
+			       "or device busy)\n", kicks, again);
 		} else if (g->have_stats) {
 			printf("  into the peer's ring %" PRIu64 ", dropped at a full ring %" PRIu64
 			       ", built by the program %" PRIu64, t.xmit, t.dropped, t.built);
@@ -1063,6 +1294,12 @@ main(int argc, char **argv)
 		}
 		if (g->o.count && sent != g->o.count)
 			printf("  %" PRIu64 " of the %" PRIu64 " frames asked for\n", sent, g->o.count);
+		if (g->why_not_live[0])
+			printf("  method   %s; live frames not taken: %s\n", method_json[g->method],
+			       g->why_not_live);
+		if (g->why_not_afxdp[0])
+			printf("  method   %s; AF_XDP not taken: %s\n", method_json[g->method],
+			       g->why_not_afxdp);
 		if (ns_per_frame > 0)
 			printf("  kernel-timed: %.0f ns per frame and thread, on the CPU (%.3f Mpps a thread "
 			       "if never scheduled out), over %" PRIu64 " frames\n", ns_per_frame,
@@ -1070,16 +1307,28 @@ main(int argc, char **argv)
 	}
 	if (ns_per_frame > 0)
 		snprintf(ns_str, sizeof(ns_str), "%.1f", ns_per_frame);
-	if (g->o.json)
+	if (g->method == METHOD_AFXDP) {
+		/* The threads sent each frame dropped again; without the veth's counters, sendto() told the drops. */
+		resent += t.built - t.taken;
+		if (!g->have_stats)
+			t.dropped = t.built - t.taken;
+	}
+	if (g->o.json) {
 		printf("{\"method\":\"%s\",\"dev\":\"%s\",\"size\":%u,\"threads\":%u,\"flows\":%u,"
 		       "\"sent\":%" PRIu64 ",\"built\":%" PRIu64 ",\"dropped\":%" PRIu64 ",\"resent\":%" PRIu64
 		       ",\"verified\":%s,\"dry_run\":%s,\"seconds\":%.6f,\"pps\":%.0f,\"bps\":%.0f,"
-		       "\"ns_per_frame\":%s,\"stopped\":\"%s\"}\n",
-		       g->method == METHOD_PACKET ? "af_packet" : "live", g->ifc.name, g->o.size,
+		       "\"ns_per_frame\":%s,\"stopped\":\"%s\",\"not_taken\":{",
+		       method_json[g->method], g->ifc.name, g->o.size,
 		       g->o.threads, g->o.flows, sent, t.built, t.dropped, resent,
 		       verified ? "true" : "false",
 		       g->o.dry_run ? "true" : "false", secs, pps,
 		       pps * g->o.size * 8, ns_str, stop_name(reason, &g->o));
+		if (g->why_not_live[0])
+			print_json_pair("live", g->why_not_live, true);
+		if (g->why_not_afxdp[0])
+			print_json_pair("afxdp", g->why_not_afxdp, !g->why_not_live[0]);
+		printf("}}\n");
+	}
 	if (status == 0 && g->o.count && sent != g->o.count && reason != STOP_SIGNAL)
 		status = EXIT_RUNTIME;
 	teardown(g);
