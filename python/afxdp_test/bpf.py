@@ -318,3 +318,51 @@ def libxdp_bpffs():
                 os.environ.pop("LIBXDP_BPFFS", None)
             else:
                 os.environ["LIBXDP_BPFFS"] = old
+
+
+# bpf(2) commands and flags of live_frames() (include/uapi/linux/bpf.h)
+BPF_PROG_LOAD, BPF_PROG_TEST_RUN = 5, 10
+BPF_PROG_TYPE_XDP = 6
+BPF_F_TEST_XDP_LIVE_FRAMES = 1 << 1
+XDP_DROP = 1
+
+
+def _bpf(cmd, attr):
+    nr = _SYS_BPF.get(platform.machine())
+    if nr is None:
+        raise env.Skip("bpf(2) syscall number unknown for %s" % platform.machine())
+    ret = env.libc.syscall(ctypes.c_long(nr), ctypes.c_int(cmd), ctypes.byref(attr),
+                           ctypes.c_uint(ctypes.sizeof(attr)))
+    return ret, (ctypes.get_errno() if ret < 0 else 0)
+
+
+def live_frames():
+    """Whether the running kernel runs XDP programs on live frames
+    (BPF_PROG_RUN with BPF_F_TEST_XDP_LIVE_FRAMES, Linux 5.18+), asked by doing
+    it once, in this process: a program that returns XDP_DROP, run on one
+    frame, which sends nothing. None where it does, else the kernel's answer
+    ("BPF_PROG_RUN with BPF_F_TEST_XDP_LIVE_FRAMES: Operation not permitted").
+    Independent of afxdp-gen, whose own probe the tests check against it."""
+    # r0 = XDP_DROP; exit
+    insns = struct.pack("<BBhiBBhi", 0xb7, 0, 0, XDP_DROP, 0x95, 0, 0, 0)
+    code = ctypes.create_string_buffer(insns, len(insns))
+    lic = ctypes.create_string_buffer(b"GPL")
+    attr = (ctypes.c_uint8 * 128)()
+    struct.pack_into("<IIQQ", attr, 0, BPF_PROG_TYPE_XDP, 2, ctypes.addressof(code),
+                     ctypes.addressof(lic))
+    fd, err = _bpf(BPF_PROG_LOAD, attr)
+    if fd < 0:
+        return "BPF_PROG_LOAD of an XDP program: %s" % os.strerror(err)
+    try:
+        frame = ctypes.create_string_buffer(64)
+        attr = (ctypes.c_uint8 * 128)()
+        # struct bpf_attr.test: prog_fd, retval, data_size_in, data_size_out, data_in,
+        # data_out, repeat, duration, ctx_size_in, ctx_size_out, ctx_in, ctx_out, flags
+        struct.pack_into("<IIIIQQII", attr, 0, fd, 0, 64, 0, ctypes.addressof(frame), 0, 1, 0)
+        struct.pack_into("<I", attr, 64, BPF_F_TEST_XDP_LIVE_FRAMES)
+        ret, err = _bpf(BPF_PROG_TEST_RUN, attr)
+        if ret < 0:
+            return "BPF_PROG_RUN with BPF_F_TEST_XDP_LIVE_FRAMES: %s" % os.strerror(err)
+        return None
+    finally:
+        os.close(fd)
