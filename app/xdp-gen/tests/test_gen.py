@@ -4,15 +4,25 @@
 
     test_gen.py --gen AFXDP_GEN --count-tool XDP_COUNT CASE
 
-CASE is one of: options, counts, counts-pass, threads, packet, sigint.  Every
-case but 'options' needs root and veth support; without them it exits 77
-(meson's SKIP).  The generator sends out of one end; the other end, in its
+CASE is one of: options, counts, counts-pass, threads, packet, afxdp, sigint.
+Every case but 'options' needs root and veth support; without them it exits
+77 (meson's SKIP).  The generator sends out of one end; the other end, in its
 own namespace, counts what arrives three ways that do not depend on each
 other: the veth's rx_packets in sysfs, an XDP program (xdp-count) and, in
 counts-pass, an AF_PACKET socket behind an XDP_PASS.  IPv6 is off in both
 namespaces, so no stray frame joins the count.  Namespaces (and with them
 the veths) are removed whatever happens (afxdp_test's topology and clean-up
 stack, on PYTHONPATH).
+
+Whatever the kernel allows, the same exact counts hold.  The test asks the
+kernel once whether it runs live frames (afxdp_test.bpf.live_frames(), by
+doing it), and every case that used them runs the generator's default,
+--method auto, which must then name live frames, or AF_XDP with the
+kernel's reason; and runs again with live frames refused on demand
+(afxdp_test.faults: the fault library preloaded, AFXDP_REFUSE_LIB), which
+must name AF_XDP, so that the fallback runs on every kernel.  What only live
+frames do (a peer without NAPI refused) is skipped with the kernel's reason
+where it refuses them.
 """
 
 import argparse
@@ -26,13 +36,15 @@ import subprocess
 import sys
 import time
 
-from afxdp_test import env, frames, topo
+from afxdp_test import bpf, env, faults, frames, reap, topo
 
 SKIP = 77
 GEN_MAGIC = 0x7847454E
 OFF_THREAD, OFF_MAGIC, OFF_SEQ, OFF_FLOW, OFF_PATTERN = 42, 44, 48, 56, 58
 
 failures = []
+# The kernel's answer to live frames: None where it runs them, else its refusal (main sets it).
+LIVE_REFUSED = None
 
 
 def check(cond, what):
@@ -82,10 +94,78 @@ class Topology:
     def rx_packets(self):
         return self.peer.sysfs_stat("rx_packets")
 
-    def gen(self, args, timeout=120):
-        return subprocess.run(["ip", "netns", "exec", self.ns_gen, opts.gen, "--dev", self.gen_if]
-                              + [str(a) for a in args],
-                              capture_output=True, text=True, timeout=timeout)
+    def gen_cmd(self, args, wrapper=()):
+        return (["ip", "netns", "exec", self.ns_gen] + list(wrapper)
+                + [opts.gen, "--dev", self.gen_if] + [str(a) for a in args])
+
+    def gen(self, args, timeout=120, wrapper=()):
+        return subprocess.run(self.gen_cmd(args, wrapper), capture_output=True, text=True,
+                              timeout=timeout)
+
+
+class Way:
+    """One way of running the generator: its options, live frames refused on
+    demand or not, and the method its JSON must then name."""
+
+    def __init__(self, name, args=(), refuse=False, expect=None):
+        self.name, self.args, self.refuse, self.expect = name, list(args), refuse, expect
+        self.refusal = None
+
+    def __enter__(self):
+        if self.refuse:
+            self.refusal = faults.Refusal("live_frames").__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        if self.refusal:
+            self.refusal.__exit__(*exc)
+            self.refusal = None
+
+    def wrapper(self):
+        return self.refusal.wrapper() if self.refusal else []
+
+    def gen(self, topo, args, timeout=120):
+        return topo.gen(self.args + list(args), timeout=timeout, wrapper=self.wrapper())
+
+    def popen(self, topo, args):
+        return subprocess.Popen(topo.gen_cmd(self.args + list(args), self.wrapper()),
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+    def check(self, name, res, expect=None):
+        """The method the JSON names, and why the ones before it were not taken."""
+        expect = expect or self.expect
+        if not res:
+            return
+        not_taken = res.get("not_taken", {})
+        check(res["method"] == expect, "%s: method %s, expected %s (not taken: %s)"
+              % (name, res["method"], expect, not_taken))
+        if self.refuse:
+            check(self.refusal.seen("live_frames"),
+                  "%s: live frames were never refused (the fault library's log is empty)" % name)
+            check("Operation not permitted" in not_taken.get("live", ""),
+                  "%s: the refusal is not given as the reason: %s" % (name, not_taken))
+        elif not self.args and LIVE_REFUSED and expect != "live":
+            # auto on a kernel that refuses: the generator's reason is the kernel's
+            why = LIVE_REFUSED.rsplit(": ", 1)[-1]
+            check(why in not_taken.get("live", ""),
+                  "%s: live frames not taken for %r, the kernel says %r"
+                  % (name, not_taken.get("live"), LIVE_REFUSED))
+
+
+def auto_ways():
+    """--method auto as the kernel allows, then with live frames refused on demand."""
+    return [Way("auto", expect="afxdp" if LIVE_REFUSED else "live"),
+            Way("auto, live refused", refuse=True, expect="afxdp")]
+
+
+def live_way():
+    """--method live, or None (said, as a skip) where the kernel refuses live frames."""
+    return Way("live", ["--method", "live"], expect="live") if not LIVE_REFUSED else None
+
+
+def skip_live(what):
+    print("skip %s: live frames only, and the kernel refuses them (%s)" % (what, LIVE_REFUSED),
+          flush=True)
 
 
 class Receiver:
@@ -182,8 +262,11 @@ def check_seqs(name, counted, n, result):
           "%s: sequence numbers are not 0..%d once each" % (name, n - 1))
 
 
-def send_and_count(topo, name, n, size, gen_args=(), pass_frames=False):
-    """Sends n frames of size bytes; checks every count; returns the generator's JSON."""
+def send_and_count(topo, name, n, size, gen_args=(), pass_frames=False, way=None, expect=None):
+    """Sends n frames of size bytes the way `way` says (default: auto as the
+    kernel allows); checks every count, and the method; returns the
+    generator's JSON."""
+    way = way or auto_ways()[0]
     nfail = len(failures)
     xdp = xdp_counter(topo, pass_frames)
     pkt = None
@@ -191,7 +274,7 @@ def send_and_count(topo, name, n, size, gen_args=(), pass_frames=False):
         if pass_frames:
             pkt = packet_counter(topo)
         before = topo.rx_packets()
-        p = topo.gen(["--count", n, "--size", size, "--json", "--quiet"] + list(gen_args))
+        p = way.gen(topo, ["--count", n, "--size", size, "--json", "--quiet"] + list(gen_args))
         delta = topo.rx_packets() - before
         counted = xdp.stop()
         seen = pkt.stop() if pkt else None
@@ -202,8 +285,13 @@ def send_and_count(topo, name, n, size, gen_args=(), pass_frames=False):
     res = last_json(p.stdout)
     if not check(p.returncode == 0 and res, "%s: exit %d\n%s%s" % (name, p.returncode, p.stdout, p.stderr)):
         return None
+    way.check(name, res, expect)
     check(res["sent"] == n, "%s: the generator says it sent %d" % (name, res["sent"]))
     check(res["verified"], "%s: the generator could not verify its count" % name)
+    if res["method"] == "afxdp":
+        # every frame built again replaced one the veth dropped: no more, no fewer
+        check(res["resent"] == res["dropped"] and res["built"] == n + res["dropped"],
+              "%s: built %d, dropped %d, re-sent %d" % (name, res["built"], res["dropped"], res["resent"]))
     check(delta == n, "%s: sysfs rx_packets grew by %d" % (name, delta))
     check(counted["frames"] == n and counted["ours"] == n,
           "%s: XDP counted %d frames, %d ours" % (name, counted["frames"], counted["ours"]))
@@ -218,9 +306,9 @@ def send_and_count(topo, name, n, size, gen_args=(), pass_frames=False):
         if seen["tp_drops"] == 0 and not res["resent"]:
             check(seen["seqs"].get("0") == {"n": n, "unique": n, "first": 0, "last": n - 1},
                   "%s: AF_PACKET sequence numbers %s" % (name, seen["seqs"]))
-    print("%s %-28s sent %7d in %.3f s, dropped %d, re-sent %d" %
+    print("%s %-40s sent %7d in %.3f s, dropped %d, re-sent %d, %s" %
           ("ok  " if len(failures) == nfail else "FAIL", name, res["sent"], res["seconds"],
-           res["dropped"], res["resent"]), flush=True)
+           res["dropped"], res["resent"], res["method"]), flush=True)
     res["counted"] = counted
     return res
 
@@ -229,117 +317,217 @@ COUNTS = (1, 63, 64, 65, 1000, 100000)
 SIZES = (60, 64, 512, 1500)
 
 
+def peer_without_napi(topo):
+    """Live frames into a peer without NAPI (no XDP program, GRO off): the veth
+    drops them uncounted, and the generator must say so."""
+    way = live_way()
+    if not way:
+        skip_live("a peer without NAPI refused, explained")
+        return
+    for n in (10, 100000):
+        p = way.gen(topo, ["--count", n])
+        check(p.returncode == 1 and "takes no XDP frame" in p.stderr and "warning" not in p.stderr,
+              "refused %d: exit %d\n%s" % (n, p.returncode, p.stderr))
+    print("ok   peer without XDP: refused, explained", flush=True)
+
+
 def case_counts():
     with Topology("co") as topo:
-        # Without an XDP program (or GRO) the peer takes nothing: the generator must say so.
-        for n in (10, 100000):
-            p = topo.gen(["--count", n])
-            check(p.returncode == 1 and "takes no XDP frame" in p.stderr and "warning" not in p.stderr,
-                  "refused %d: exit %d\n%s" % (n, p.returncode, p.stderr))
-        print("ok   peer without XDP: refused, explained", flush=True)
-        for size in SIZES:
-            for n in COUNTS:
-                send_and_count(topo, "live %d x %dB" % (n, size), n, size)
-        send_and_count(topo, "live 100000 x 64B, 16 flows", 100000, 64, ["--flows", 16])
+        peer_without_napi(topo)
+        for way in auto_ways():
+            with way:
+                for size in SIZES:
+                    for n in COUNTS:
+                        send_and_count(topo, "%s %d x %dB" % (way.name, n, size), n, size, way=way)
+                send_and_count(topo, "%s 100000 x 64B, 16 flows" % way.name, 100000, 64,
+                               ["--flows", 16], way=way)
 
 
 def case_counts_pass():
     with Topology("cp") as topo:
-        for size in (60, 1500):
-            for n in (1, 65, 1000, 100000):
-                send_and_count(topo, "pass %d x %dB" % (n, size), n, size, pass_frames=True)
+        for way in auto_ways():
+            with way:
+                for size in (60, 1500):
+                    for n in (1, 65, 1000, 100000):
+                        send_and_count(topo, "%s, pass %d x %dB" % (way.name, n, size), n, size,
+                                       pass_frames=True, way=way)
+
+
+def two_queues(topo, way):
+    """Two threads pinned to two CPUs: live frames go into the peer's queue
+    cpu % 2, AF_XDP's into queue thread % 2: one each, exactly."""
+    n = 200000
+    res = send_and_count(topo, "%s, 2 threads, 2 queues" % way.name, n, 64,
+                         ["--threads", 2, "--cpus", "0,1", "--flows", 4], way=way)
+    if res:
+        c = res["counted"]
+        # thread i sends into the peer's queue i; flows take turns
+        check(c["thr_frames"] == [n // 2] * 2, "threads: frames by thread %s" % c["thr_frames"])
+        check(c["queue"] == [n // 2] * 2, "threads: frames by queue %s" % c["queue"])
+        check(c["flow"] == [n // 4] * 4, "threads: frames by flow %s" % c["flow"])
+
+
+def one_queue(topo, way, expect):
+    """Two threads, one queue.  Live frames: the veth's counters race, so the
+    generator may not vouch for its count; it must still finish and say so.
+    AF_XDP needs a queue per thread: auto passes it over for AF_PACKET, exact."""
+    xdp = xdp_counter(topo)
+    try:
+        p = way.gen(topo, ["--count", 300000, "--threads", 2, "--json"])
+        counted = xdp.stop()
+    finally:
+        xdp.kill()
+    res = last_json(p.stdout)
+    name = "%s, 2 threads, 1 queue" % way.name
+    check(p.returncode == 0 and res, "%s: exit %d\n%s" % (name, p.returncode, p.stderr))
+    way.check(name, res, expect)
+    if expect == "live":
+        check("share one of the peer" in p.stdout, "%s: no note in the header" % name)
+    else:
+        check("a transmit queue per thread" in (res or {}).get("not_taken", {}).get("afxdp", ""),
+              "%s: AF_XDP not taken for another reason: %s" % (name, res and res.get("not_taken")))
+        check(res and res["verified"], "%s: not verified" % name)
+    if res and res["verified"]:
+        check(counted["ours"] == res["sent"] == 300000,
+              "%s: sent %d, XDP counted %d" % (name, res["sent"], counted["ours"]))
+    print("ok   %-40s sent %s, counted %d, verified %s, %s" %
+          (name, res and res["sent"], counted["ours"], res and res["verified"],
+           res and res["method"]), flush=True)
 
 
 def case_threads():
     ncpu = os.cpu_count() or 1
     with Topology("th", queues=2) as topo:
         if ncpu >= 2:
-            n = 200000
-            res = send_and_count(topo, "2 threads, 2 queues", n, 64,
-                                 ["--threads", 2, "--cpus", "0,1", "--flows", 4])
-            if res:
-                c = res["counted"]
-                # thread i on cpu i sends into the peer's queue i; flows take turns
-                check(c["thr_frames"] == [n // 2] * 2, "threads: frames by thread %s" % c["thr_frames"])
-                check(c["queue"] == [n // 2] * 2, "threads: frames by queue %s" % c["queue"])
-                check(c["flow"] == [n // 4] * 4, "threads: frames by flow %s" % c["flow"])
+            for way in auto_ways() + [Way("afxdp", ["--method", "afxdp"], expect="afxdp")]:
+                with way:
+                    two_queues(topo, way)
         else:
             print("skip 2 threads on 2 CPUs: one CPU only", flush=True)
     with Topology("t1") as topo:
-        # Threads sharing the peer's one queue: the veth's counters race, so the
-        # generator may not vouch for its count; it must still finish and say so.
-        xdp = xdp_counter(topo)
-        try:
-            p = topo.gen(["--count", 300000, "--threads", 2, "--json"])
-            counted = xdp.stop()
-        finally:
-            xdp.kill()
-        res = last_json(p.stdout)
-        check(p.returncode == 0 and res, "shared queue: exit %d\n%s" % (p.returncode, p.stderr))
-        check("share one of the peer" in p.stdout, "shared queue: no note in the header")
-        if res and res["verified"]:
-            check(counted["ours"] == res["sent"] == 300000,
-                  "shared queue: sent %d, XDP counted %d" % (res["sent"], counted["ours"]))
-        print("ok   2 threads, 1 queue: sent %s, counted %d, verified %s" %
-              (res and res["sent"], counted["ours"], res and res["verified"]), flush=True)
+        for way in auto_ways():
+            with way:
+                one_queue(topo, way, "af_packet" if way.expect == "afxdp" else "live")
 
 
 def case_packet():
     with Topology("pk") as topo:
+        way = Way("af_packet", ["--method", "packet"], expect="af_packet")
         for size in (60, 1500):
             for n in (1, 64, 65, 1000, 100000):
-                res = send_and_count(topo, "af_packet %d x %dB" % (n, size), n, size,
-                                     ["--method", "packet", "--flows", 3])
-                if res:
-                    check(res["method"] == "af_packet", "method %s" % res["method"])
+                send_and_count(topo, "af_packet %d x %dB" % (n, size), n, size, ["--flows", 3],
+                               way=way)
+
+
+def case_afxdp():
+    """--method afxdp, whatever the kernel allows: exact counts at every size a
+    UMEM chunk holds (2048 and 4096-byte chunks), flows, a peer without NAPI
+    (frames into its stack), and the sizes and queues it cannot do."""
+    way = Way("afxdp", ["--method", "afxdp"], expect="afxdp")
+    with Topology("ax") as topo:
+        for size in SIZES:
+            for n in COUNTS:
+                send_and_count(topo, "afxdp %d x %dB" % (n, size), n, size, way=way)
+        send_and_count(topo, "afxdp 100000 x 64B, 16 flows", 100000, 64, ["--flows", 16], way=way)
+        # No XDP program on the peer, GRO off: frames go up its stack, counted all the same.
+        for n in (1, 1000, 100000):
+            before = topo.rx_packets()
+            p = way.gen(topo, ["--count", n, "--json", "--quiet"])
+            delta = topo.rx_packets() - before
+            res = last_json(p.stdout)
+            name = "afxdp %d into a peer without XDP" % n
+            if check(p.returncode == 0 and res, "%s: exit %d\n%s" % (name, p.returncode, p.stderr)):
+                way.check(name, res)
+                check(res["sent"] == n == delta and res["verified"],
+                      "%s: sent %d, verified %s, sysfs %d" % (name, res["sent"], res["verified"], delta))
+                print("ok   %-40s sent %d, sysfs rx_packets %d" % (name, res["sent"], delta), flush=True)
+        # Frames a 2048-byte chunk cannot hold go into 4096-byte ones.
+        for ifc in (topo.gen_end, topo.peer):
+            ifc.set_mtu(3000)
+        for n in (1, 65, 100000):
+            send_and_count(topo, "afxdp %d x 3014B" % n, n, 3014, way=way)
+        # Beyond a page: AF_XDP without multi-buffer cannot; said, nothing sent.
+        for ifc in (topo.gen_end, topo.peer):
+            ifc.set_mtu(9000)
+        before = topo.rx_packets()
+        p = way.gen(topo, ["--count", 10, "--size", 5000])
+        check(p.returncode == 1 and "do not fit a UMEM chunk" in p.stderr
+              and "--method packet" in p.stderr and topo.rx_packets() == before,
+              "afxdp 5000-byte frames: exit %d\n%s" % (p.returncode, p.stderr))
+        print("ok   afxdp 5000-byte frames: refused, explained", flush=True)
+    with Topology("a1") as topo:
+        p = way.gen(topo, ["--count", 10, "--threads", 2])
+        check(p.returncode == 1 and "a transmit queue per thread" in p.stderr,
+              "afxdp 2 threads, 1 queue: exit %d\n%s" % (p.returncode, p.stderr))
+        print("ok   afxdp 2 threads on 1 queue: refused, explained", flush=True)
+
+
+def interrupt(topo, way):
+    """Ctrl-C after 1.5 s: the generator stops soon, and what it says it sent arrived."""
+    xdp = xdp_counter(topo)
+    try:
+        before = topo.rx_packets()
+        p = way.popen(topo, ["--json"])
+        time.sleep(1.5)
+        t = time.monotonic()
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=30)
+        stop_s = time.monotonic() - t
+        delta = topo.rx_packets() - before
+        counted = xdp.stop()
+    finally:
+        xdp.kill()
+    res = last_json(out)
+    name = "Ctrl-C (%s)" % way.name
+    check(p.returncode == 0, "%s: exit %d\n%s" % (name, p.returncode, err))
+    check("stopped (interrupted)" in out, "%s: no summary\n%s" % (name, out))
+    check(res and res["stopped"] == "interrupted", "%s: JSON %s" % (name, res))
+    way.check(name, res)
+    check(stop_s < 5, "%s: took %.1f s to stop" % (name, stop_s))
+    if res:
+        check(res["sent"] > 0 and res["sent"] == counted["ours"] == delta,
+              "%s: sent %d, XDP counted %d, sysfs %d" % (name, res["sent"], counted["ours"], delta))
+        check(0.5 < res["seconds"] < 5, "%s: %.3f s" % (name, res["seconds"]))
+    print("ok   %-28s sent %d in %.3f s, stopped in %.3f s, %s" %
+          (name, res and res["sent"], res and res["seconds"], stop_s, res and res["method"]),
+          flush=True)
+
+
+def duration(topo, way):
+    xdp = xdp_counter(topo)
+    try:
+        t = time.monotonic()
+        p = way.gen(topo, ["--duration", "1", "--json", "--quiet"])
+        wall = time.monotonic() - t
+        counted = xdp.stop()
+    finally:
+        xdp.kill()
+    res = last_json(p.stdout)
+    name = "--duration 1 (%s)" % way.name
+    check(p.returncode == 0 and res and res["stopped"] == "duration",
+          "%s: exit %d %s" % (name, p.returncode, p.stderr))
+    way.check(name, res)
+    if res:
+        check(0.95 < res["seconds"] < 1.2 and wall < 4, "%s: %.3f s (wall %.1f s)" % (name, res["seconds"], wall))
+        check(res["sent"] == counted["ours"], "%s: sent %d, counted %d" % (name, res["sent"], counted["ours"]))
+    print("ok   %-28s %.3f s, sent %s, %s" % (name, res and res["seconds"], res and res["sent"],
+                                             res and res["method"]), flush=True)
 
 
 def case_sigint():
     with Topology("si") as topo:
-        for method in ("live", "packet"):
-            xdp = xdp_counter(topo)
-            try:
-                before = topo.rx_packets()
-                p = subprocess.Popen(["ip", "netns", "exec", topo.ns_gen, opts.gen, "--dev", topo.gen_if,
-                                      "--json", "--method", method],
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-                time.sleep(1.5)
-                t = time.monotonic()
-                p.send_signal(signal.SIGINT)
-                out, err = p.communicate(timeout=30)
-                stop_s = time.monotonic() - t
-                delta = topo.rx_packets() - before
-                counted = xdp.stop()
-            finally:
-                xdp.kill()
-            res = last_json(out)
-            name = "Ctrl-C (%s)" % method
-            check(p.returncode == 0, "%s: exit %d\n%s" % (name, p.returncode, err))
-            check("stopped (interrupted)" in out, "%s: no summary\n%s" % (name, out))
-            check(res and res["stopped"] == "interrupted", "%s: JSON %s" % (name, res))
-            check(stop_s < 5, "%s: took %.1f s to stop" % (name, stop_s))
-            if res:
-                check(res["sent"] > 0 and res["sent"] == counted["ours"] == delta,
-                      "%s: sent %d, XDP counted %d, sysfs %d" % (name, res["sent"], counted["ours"], delta))
-                check(0.5 < res["seconds"] < 5, "%s: %.3f s" % (name, res["seconds"]))
-            print("ok   %-28s sent %d in %.3f s, stopped in %.3f s" %
-                  (name, res and res["sent"], res and res["seconds"], stop_s), flush=True)
-
-        xdp = xdp_counter(topo)
-        try:
-            t = time.monotonic()
-            p = topo.gen(["--duration", "1", "--json", "--quiet"])
-            wall = time.monotonic() - t
-            counted = xdp.stop()
-        finally:
-            xdp.kill()
-        res = last_json(p.stdout)
-        check(p.returncode == 0 and res and res["stopped"] == "duration",
-              "duration: exit %d %s" % (p.returncode, p.stderr))
-        if res:
-            check(0.95 < res["seconds"] < 1.2 and wall < 4, "duration: %.3f s (wall %.1f s)" % (res["seconds"], wall))
-            check(res["sent"] == counted["ours"], "duration: sent %d, counted %d" % (res["sent"], counted["ours"]))
-        print("ok   --duration 1: %.3f s, sent %s" % (res and res["seconds"], res and res["sent"]), flush=True)
+        ways = auto_ways() + [Way("afxdp", ["--method", "afxdp"], expect="afxdp"),
+                              Way("packet", ["--method", "packet"], expect="af_packet")]
+        if live_way():
+            ways.append(live_way())
+        else:
+            skip_live("Ctrl-C with --method live")
+        for way in ways:
+            with way:
+                interrupt(topo, way)
+        for way in auto_ways() + [Way("afxdp", ["--method", "afxdp"], expect="afxdp")]:
+            with way:
+                duration(topo, way)
 
 
 def case_options():
@@ -365,11 +553,13 @@ def case_options():
     bad(["--dev", "lo", "--cpus", "0-x"], ["--cpus 0-x"])
     bad(["--dev", "lo", "--dst-mac", "01:02:03"], ["--dst-mac 01:02:03"])
     bad(["--dev", "lo", "--src-ip", "300.1.1.1"], ["--src-ip 300.1.1.1"])
-    bad(["--dev", "lo", "--method", "warp"], ["--method warp"])
+    bad(["--dev", "lo", "--method", "warp"], ["--method warp", "afxdp"])
+    bad(["--dev", "lo", "--method", "afxdp", "--dry-run"], ["--dry-run", "afxdp"])
     bad(["--dev", "lo", "--no-such-option"], ["no-such-option"])
     p = subprocess.run([opts.gen, "--help"], capture_output=True, text=True, timeout=30)
     missing = [o for o in ("--dev", "--size", "--count", "--duration", "--flows", "--dst-mac", "--src-mac",
-                           "--src-ip", "--dst-ip", "--threads", "--cpus", "--quiet", "--json", "--method")
+                           "--src-ip", "--dst-ip", "--threads", "--cpus", "--quiet", "--json", "--method",
+                           "afxdp")
                if o not in p.stdout]
     check(p.returncode == 0 and not missing, "--help: exit %d, missing %s" % (p.returncode, missing))
 
@@ -380,6 +570,7 @@ CASES = {
     "counts-pass": case_counts_pass,
     "threads": case_threads,
     "packet": case_packet,
+    "afxdp": case_afxdp,
     "sigint": case_sigint,
 }
 
@@ -396,7 +587,7 @@ def can_make_veths():
 
 
 def main():
-    global opts
+    global opts, LIVE_REFUSED
     ap = argparse.ArgumentParser()
     ap.add_argument("--gen")
     ap.add_argument("--count-tool")
@@ -414,7 +605,13 @@ def main():
         if why:
             print("SKIP: %s" % why)
             return SKIP
-    CASES[opts.case]()
+        LIVE_REFUSED = bpf.live_frames()
+        print("kernel %s: live frames %s" % (os.uname().release, "refused: " + LIVE_REFUSED
+                                            if LIVE_REFUSED else "run"), flush=True)
+    try:
+        CASES[opts.case]()
+    finally:
+        reap.remove_run_dir(env.run_id())       # the fault library's logs
     if failures:
         print("%d failure(s)" % len(failures))
         return 1
