@@ -208,6 +208,9 @@ def last_figure(row):
     if row.get("unsupported"):
         return "not supported"
     parts = []
+    if row.get("offered_mpps") is not None:
+        # the generator's method and what it offered: a verdict needs both equal within a pair
+        parts.append("offered %.2f Mpps (%s)" % (row["offered_mpps"], row.get("gen_method") or "?"))
     for k, name in (("received_mpps", "rx"), ("forwarded_mpps", "fwd")):
         if row.get(k) is not None:
             parts.append("%s %.2f Mpps" % (name, row[k]))

@@ -268,6 +268,7 @@ class Bench:
         row.update({
             "seconds": round(secs, 4), "built": g["built"], "sent": g["sent"],
             "gen_ring_drops": g.get("dropped", 0) or 0, "gen_method": g.get("method"),
+            "gen_not_taken": "; ".join("%s: %s" % kv for kv in sorted((g.get("not_taken") or {}).items())),
             "kernel_rx": c1["d0_rx"] - c0["d0_rx"], "sink_rx": c1["sink_rx"] - c0["sink_rx"],
         })
         gcpu, dcpu = s.gen_cpu, s.dut_cpu

@@ -7,7 +7,9 @@ Debian's dpdk-testpmd 22.11 with the stock net_af_xdp and with ours: start-up,
 a warm-up `start`/`stop`, the measured `start`/`stop` with
 --record-core-cycles and --record-burst-stats, `show port stats all`, `show port xstats all`, `quit`.
 data/txonly.log and data/multiqueue.log are app/testpmd/run.sh's raw output
-(through a pipe, not a terminal; ours). data/gen.out is afxdp-gen's. data/micro.txt is bench/micro/run.py's table.
+(through a pipe, not a terminal; ours). data/gen.out is afxdp-gen's with live frames,
+data/gen-afxdp.out with AF_XDP where the kernel refused them (6.18, EPERM). data/micro.txt is
+bench/micro/run.py's table.
 """
 
 import os
@@ -177,6 +179,13 @@ class Tools(unittest.TestCase):
         with self.assertRaises(ValueError):
             parse.parse_gen_json("afxdp-gen: error\n")
 
+    def test_gen_json_afxdp_says_why_not_live(self):
+        g = parse.parse_gen_json(data("gen-afxdp.out"))
+        self.assertEqual(g["method"], "afxdp")
+        self.assertTrue(g["verified"])
+        self.assertEqual(g["sent"] + g["dropped"], g["built"])
+        self.assertIn("Operation not permitted", g["not_taken"]["live"])
+
     def test_micro(self):
         rows = parse.parse_micro(data("micro.txt"))
         self.assertEqual([r["build"] for r in rows], ["baseline", "x86-64-v3"])
@@ -202,7 +211,7 @@ class Tools(unittest.TestCase):
 
 def row(config, driver, placement, repeat, **kw):
     r = {"config": config, "driver": driver, "placement": placement, "repeat": repeat,
-         "placement_class": "near"}
+         "placement_class": "near", "gen_method": "live", "offered_mpps": 4.0}
     r.update(kw)
     return r
 
@@ -284,7 +293,73 @@ class Ratios(unittest.TestCase):
         rs = [row("io", d, "softirq", 1, forwarded_mpps=4.0, bound="generator")
               for d in ("stock", "ours")]
         f = stats.ratio_figure(rs, "io", "softirq", "forwarded_mpps", 1.3, True)
-        self.assertTrue(f["verdict"].startswith("not measurable"), f["verdict"])
+        self.assertEqual(f["verdict"], "no verdict: both drivers took all the generator offered "
+                                       "(generator-bound: measures the generator) in 1 of 1 pairs")
+        self.assertEqual(f["comparable_pairs"], 0)
+
+    def test_generator_bound_cycles_compare_at_one_offered_load(self):
+        # rxonly: both drivers take all; their cost per frame still compares
+        rs = [row("rxonly", "stock", "softirq", 1, cycles_per_packet=50, bound="generator"),
+              row("rxonly", "ours", "softirq", 1, cycles_per_packet=20, bound="generator")]
+        f = stats.ratio_figure(rs, "rxonly", "softirq", "cycles_per_packet", 0.5, False)
+        self.assertEqual(f["verdict"], "met")
+
+    def test_unequal_offered_loads_no_verdict(self):
+        # issue 43: AF_PACKET offered 1.01 to stock and 0.78 to ours; 1.05x was given a verdict
+        rs = [row("rxonly", "stock", "softirq", 1, cycles_per_packet=40.0, offered_mpps=1.01,
+                  gen_method="af_packet"),
+              row("rxonly", "ours", "softirq", 1, cycles_per_packet=42.0, offered_mpps=0.78,
+                  gen_method="af_packet")]
+        f = stats.ratio_figure(rs, "rxonly", "softirq", "cycles_per_packet", 0.5, False)
+        self.assertEqual(f["verdict"], "no verdict: offered loads more than 10% apart in 1 of 1 pairs")
+        self.assertEqual(f["offered_stock"], (1.01, 1.01, 1.01))
+        self.assertEqual(f["gen_methods"], ["af_packet"])
+        self.assertAlmostEqual(f["ratio"], 1.05)        # the figure stays
+
+    def test_offered_tolerance_edge(self):
+        self.assertEqual(stats.OFFERED_TOLERANCE, 0.10)
+        a = row("rxonly", "stock", "softirq", 1, offered_mpps=4.0)
+        self.assertIsNone(stats.comparable(a, row("rxonly", "ours", "softirq", 1, offered_mpps=3.6),
+                                           "cycles_per_packet"))
+        self.assertEqual(stats.comparable(a, row("rxonly", "ours", "softirq", 1, offered_mpps=3.59),
+                                          "cycles_per_packet"),
+                         "offered loads differ (4.000, 3.590 Mpps)")
+
+    def test_unequal_offered_loads_compare_when_both_duts_are_the_bound(self):
+        # io on a quiet machine: offered 4.75 and 4.04, both DUTs forwarding 0.92 of it
+        rs = [row("io", "stock", "softirq", 1, forwarded_mpps=0.92, offered_mpps=4.75, bound="DUT"),
+              row("io", "ours", "softirq", 1, forwarded_mpps=0.93, offered_mpps=4.04, bound="DUT")]
+        f = stats.ratio_figure(rs, "io", "softirq", "forwarded_mpps", 1.3, True)
+        self.assertEqual(f["verdict"], "SHORT of the target")
+        rs[1]["bound"] = "generator"
+        f = stats.ratio_figure(rs, "io", "softirq", "forwarded_mpps", 1.3, True)
+        self.assertTrue(f["verdict"].startswith("no verdict: offered loads"), f["verdict"])
+
+    def test_generators_differ_no_verdict(self):
+        rs = [row("io", "stock", "softirq", 1, forwarded_mpps=1.0, bound="DUT"),
+              row("io", "ours", "softirq", 1, forwarded_mpps=2.0, bound="DUT", gen_method="afxdp")]
+        f = stats.ratio_figure(rs, "io", "softirq", "forwarded_mpps", 1.3, True)
+        self.assertTrue(f["verdict"].startswith("no verdict: the generator's method differed"),
+                        f["verdict"])
+
+    def test_verdict_from_the_comparable_pairs_when_they_are_most(self):
+        rs = []
+        for rep, (s_fwd, o_fwd, s_off, s_bound) in enumerate([(1.0, 1.5, 4.0, "DUT"),
+                                                              (1.0, 1.4, 4.0, "DUT"),
+                                                              (1.0, 1.0, 1.0, "generator")], 1):
+            rs.append(row("io", "stock", "softirq", rep, forwarded_mpps=s_fwd, bound=s_bound,
+                          offered_mpps=s_off))
+            rs.append(row("io", "ours", "softirq", rep, forwarded_mpps=o_fwd, bound="DUT"))
+        f = stats.ratio_figure(rs, "io", "softirq", "forwarded_mpps", 1.3, True)
+        self.assertEqual((f["pairs"], f["comparable_pairs"]), (3, 2))
+        self.assertAlmostEqual(f["ratio"], 1.4)                 # all pairs: 1.5, 1.4, 1.0
+        self.assertAlmostEqual(f["comparable_ratio"], 1.45)     # the two that compare
+        self.assertEqual(f["verdict"], "met")
+        # one comparable pair of three: no verdict
+        rs[0].update(offered_mpps=1.5, forwarded_mpps=1.5, bound="generator")
+        f = stats.ratio_figure(rs, "io", "softirq", "forwarded_mpps", 1.3, True)
+        self.assertTrue(f["verdict"].startswith("no verdict: offered loads more than 10% apart in "
+                                                "2 of 3 pairs"), f["verdict"])
 
     def test_summary_spreads(self):
         g = {(x["config"], x["driver"]): x for x in stats.summarise(self.rows())}
@@ -339,12 +414,43 @@ class Report(unittest.TestCase):
         rs = Ratios().rows()
         figs = stats.headline(rs, ["softirq"])
         lines = report.headline_table(figs, {"softirq": "softirq"})
-        self.assertTrue(lines[0].startswith("| placement |"))
+        self.assertTrue(lines[0].startswith("| placement | figure | stock | ours |"))
+        self.assertIn("| offered Mpps, stock / ours (generator) |", lines[0])
         self.assertEqual(len(lines), 2 + len(figs))
+        self.assertTrue(all("| 4.00 / 4.00 (live) |" in x for x in lines[2:]), lines)
         short = report.shortfalls(figs, {"softirq": "softirq"})
         self.assertTrue(any("io forwarding" in s for s in short))
         lines = report.config_table(stats.summarise(rs))
         self.assertEqual(len(lines), 2 + 4)
+        self.assertTrue(all(x.split(" | ")[4] == "live 3" for x in lines[2:]), lines)
+
+    def test_no_verdict_is_said_with_its_figures(self):
+        rs = [row("io", "stock", "softirq", 1, forwarded_mpps=1.01, offered_mpps=1.01,
+                  bound="generator", gen_method="af_packet"),
+              row("io", "ours", "softirq", 1, forwarded_mpps=0.78, offered_mpps=0.78,
+                  bound="generator", gen_method="af_packet")]
+        figs = stats.headline(rs, ["softirq"])
+        lines = report.headline_table(figs, {"softirq": "softirq"})
+        self.assertIn("| 1.01 / 0.78 (af_packet) | at least 1.3x | no verdict: offered loads "
+                      "more than 10% apart in 1 of 1 pairs |", lines[2])
+        short = report.shortfalls(figs, {"softirq": "softirq"})
+        self.assertEqual(short, ["- **No verdict**: io forwarding, Mpps at the far end, softirq: "
+                                 "ours/stock 0.77x, offered 1.01 / 0.78 (af_packet) Mpps; offered "
+                                 "loads more than 10% apart in 1 of 1 pairs."])
+
+    def test_generator_lines(self):
+        rs = [row("rxonly", "stock", "softirq", 1, gen_method="afxdp",
+                  gen_not_taken="live: BPF_PROG_RUN with BPF_F_TEST_XDP_LIVE_FRAMES failed: "
+                                "Operation not permitted"),
+              row("io-jumbo", "ours", "softirq", 1, gen_method="af_packet"),
+              row("io", "ours", "softirq", 1, error="boom", gen_method=None)]
+        lines = report.generator_lines(rs)
+        self.assertEqual(len(lines), 1)
+        self.assertIn("AF_XDP copy mode in 1 run, AF_PACKET in 1 run", lines[0])
+        self.assertIn("Not taken: live: BPF_PROG_RUN with BPF_F_TEST_XDP_LIVE_FRAMES failed: "
+                      "Operation not permitted.", lines[0])
+        self.assertEqual(report.generator_lines([row("io", "ours", "softirq", 1, gen_method=None)]),
+                         [])
 
     def test_two_builds_have_no_target(self):
         # --against: the "stock" runs are ours from another build

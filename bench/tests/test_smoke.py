@@ -72,6 +72,8 @@ def main():
         check("| placement | figure | stock | ours |" in text, "report.md has the headline table")
         check("| configuration | driver | placement |" in text, "report.md has the configuration table")
         check("| configuration | driver | placement |" in output, "the table is printed")
+        check("- Generator: afxdp-gen with " in text and "| offered Mpps, stock / ours (generator) |"
+              in text, "report.md says which generator method ran, and each pair's offered loads")
         # The microbenchmark's failure is a note of the report, not run.py's exit code.
         check("| Rx path | instructions/packet (callgrind) |" in text
               and "(used by the driver here)" in text,
@@ -93,6 +95,8 @@ def main():
                       % (name, r.get("unsupported")))
                 continue
             check(r["offered_mpps"] != "" and r["received_mpps"] != "", "run %s: rates computed" % name)
+            check(r["gen_method"] in ("live", "afxdp", "af_packet"),
+                  "run %s: the generator's method recorded: %r" % (name, r["gen_method"]))
             cfg = scenario.CONFIGS[r["config"]]
             if cfg["kind"] == "afxdp":
                 check(r["cycles_per_packet"] != "", "run %s: cycles/packet read at stop" % name)
