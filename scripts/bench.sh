@@ -6,7 +6,10 @@
 # the whole MTU at 1500 and at 9000 (jumbo). Prints a Markdown table;
 # report.md, runs.csv, summary.csv, plot.png and the runs' transcripts go
 # into results/bench-<date>-<time>/ (or --out DIR). doc/guides/benchmark.rst
-# says how to read them.
+# says how to read them. The generator, afxdp-gen, sends with live frames
+# where the kernel runs them, else with AF_XDP copy mode (else AF_PACKET):
+# the report says which, with each run's offered load, and gives no verdict
+# on a pair offered loads more than 10% apart or bound by the generator.
 #
 # Usage: scripts/bench.sh [--dpdk 23.11|24.11|25.11] [--quick | --smoke] [bench/run.py options]
 #   --dpdk LINE  against that DPDK (scripts/dpdk-build.sh builds it and our

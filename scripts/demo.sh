@@ -123,7 +123,7 @@ cycles = dpdk_output.fwd_stats(log)["cycles"]
 cpp = "%.2f" % cycles["cycles_per_packet"] if cycles else "?"
 sent = int(gen.get("sent", 0))
 print("\n== result (%s)" % sys.argv[4])
-print("  frames sent by afxdp-gen      %12d  (%.2f Mpps over %.1f s)" % (sent, sent / gen.get("seconds", seconds) / 1e6, gen.get("seconds", seconds)))
+print("  frames sent by afxdp-gen      %12d  (%.2f Mpps over %.1f s, method %s)" % (sent, sent / gen.get("seconds", seconds) / 1e6, gen.get("seconds", seconds), gen.get("method", "?")))
 print("  frames received by testpmd    %12d  (%.1f%% of sent)" % (rx, 100.0 * rx / sent if sent else 0))
 print("  missed (kernel: socket full)  %12d" % missed)
 print("  receive rate                  %12.2f Mpps" % (rx / gen.get("seconds", seconds) / 1e6))
