@@ -115,6 +115,9 @@ int gen_live_run(struct gen_live *l, int ifindex, const uint8_t *frame, unsigned
 int gen_live_thread_built(struct gen_live *l, unsigned int thread, uint64_t *built);
 int gen_live_built(struct gen_live *l, unsigned int n, uint64_t *total);
 
+/* No frame taken for this long, every one refused: the send fails (-ENOLINK). */
+#define GEN_STALL_NS	2000000000ull
+
 /* ---- gen_packet.c: the AF_PACKET fallback ---- */
 
 #define GEN_PACKET_BATCH 64
@@ -136,7 +139,8 @@ void gen_packet_close(struct gen_packet *p);
 /*
  * Sends n frames, each one accepted by the device: a full queue (ENOBUFS)
  * is retried.  *sent counts the frames sent, fewer than n if *stop became
- * true.  0, or a negative errno on any other error.
+ * true.  0, or a negative errno on any other error: -ENOLINK when every
+ * call was refused for GEN_STALL_NS (a veth whose peer is down).
  */
 int gen_packet_send(struct gen_packet *p, uint64_t n, const atomic_int *stop, uint64_t *sent);
 
@@ -184,7 +188,9 @@ void gen_xsk_close(struct gen_xsk *x);
 
 /*
  * Sends until n more frames are taken by the driver (drops are sent again),
- * or *stop becomes true.  *sent: the frames taken.  0, or a negative errno.
+ * or *stop becomes true.  *sent: the frames taken.  0, or a negative errno:
+ * -ENOLINK when the driver took no frame for GEN_STALL_NS while they were
+ * dropped or given back (a veth whose peer is down).
  */
 int gen_xsk_send(struct gen_xsk *x, uint64_t n, const atomic_int *stop, uint64_t *sent);
 

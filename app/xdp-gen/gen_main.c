@@ -1186,6 +1186,10 @@ main(int argc, char **argv)
 				g->method == METHOD_LIVE ? "BPF_PROG_RUN" :
 				g->method == METHOD_AFXDP ? "sendto" : "sendmmsg",
 				strerror(-g->workers[i].err));
+			if (g->workers[i].err == -ENOLINK)
+				fprintf(stderr, "afxdp-gen: %s took no frame for %.0f s, each one dropped or "
+					"given back: is it up, with a carrier (a veth: its peer up)?\n",
+					g->ifc.name, GEN_STALL_NS / 1e9);
 			if (g->workers[i].err == -EINVAL && g->o.size > 3000 && g->method == METHOD_LIVE)
 				fprintf(stderr, "afxdp-gen: live frames must fit in a page with the kernel's "
 					"headroom (about 3.3 KB): use --method packet\n");

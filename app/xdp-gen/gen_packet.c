@@ -24,8 +24,18 @@
 
 #include <linux/if_packet.h>
 #include <sys/socket.h>
+#include <time.h>
 
 #include "gen.h"
+
+static uint64_t
+mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
 
 int
 gen_packet_open(struct gen_packet *p, int ifindex, const uint8_t *frame, unsigned int size,
@@ -88,6 +98,7 @@ gen_packet_send(struct gen_packet *p, uint64_t n, const atomic_int *stop, uint64
 {
 	struct mmsghdr msgs[GEN_PACKET_BATCH];
 	struct iovec iov[GEN_PACKET_BATCH];
+	uint64_t refused_since = 0;	/* every call refused since then */
 
 	memset(msgs, 0, sizeof(msgs));
 	for (unsigned int i = 0; i < GEN_PACKET_BATCH; i++) {
@@ -112,12 +123,18 @@ gen_packet_send(struct gen_packet *p, uint64_t n, const atomic_int *stop, uint64
 		r = sendmmsg(p->fd, msgs, k, 0);
 		if (r < 0) {
 			if (errno == ENOBUFS || errno == EAGAIN || errno == EINTR) {
+				/* A full queue drains; a peer down never does. */
+				if (!refused_since)
+					refused_since = mono_ns();
+				else if (mono_ns() - refused_since > GEN_STALL_NS)
+					return -ENOLINK;
 				p->retries++;
 				sched_yield();
 				continue;
 			}
 			return -errno;
 		}
+		refused_since = 0;
 		*sent += (unsigned int)r;
 		p->seq += (unsigned int)r;
 		p->flow = (uint32_t)((p->flow + (unsigned int)r) % p->cfg->flows);

@@ -35,6 +35,7 @@
 #include <linux/if_xdp.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <time.h>
 
 #include "gen.h"
 
@@ -253,6 +254,15 @@ reap(struct gen_xsk *x)
 	__atomic_store_n(x->cq.consumer, x->cq_cons, __ATOMIC_RELEASE);
 }
 
+static uint64_t
+mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 uint64_t
 gen_xsk_taken(const struct gen_xsk *x)
 {
@@ -264,8 +274,9 @@ int
 gen_xsk_send(struct gen_xsk *x, uint64_t n, const atomic_int *stop, uint64_t *sent)
 {
 	struct xdp_desc *ring = x->tx.desc;
-	uint64_t start, done = 0;
+	uint64_t start, done = 0, last_done = 0, last_progress = mono_ns();
 	uint64_t dropped = atomic_load_explicit(&x->dropped, memory_order_relaxed);
+	unsigned int idle = 0;
 
 	update_consumed(x);
 	start = x->consumed - dropped;
@@ -278,6 +289,18 @@ gen_xsk_send(struct gen_xsk *x, uint64_t n, const atomic_int *stop, uint64_t *se
 		done = x->consumed - dropped - start;
 		if (done >= n || atomic_load_explicit(stop, memory_order_relaxed))
 			break;
+		/* Every frame dropped or given back for too long: a peer down, no carrier. */
+		if (done != last_done) {
+			last_done = done;
+			idle = 0;
+		} else if (++idle % 1024 == 0) {
+			if (idle == 1024)
+				last_progress = mono_ns();
+			else if (mono_ns() - last_progress > GEN_STALL_NS) {
+				*sent = done;
+				return -ENOLINK;
+			}
+		}
 		/* Produced but not consumed yet: in the ring, or given back by a busy device. */
 		pending = x->produced - x->consumed;
 		want = n - done > pending ? n - done - pending : 0;
