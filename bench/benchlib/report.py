@@ -307,9 +307,9 @@ def compose(meta, rows, groups, figs, micro, placement_names, notes):
              "offered (the rate is then the generator's, not the DUT's: with the softirq placement "
              "the generator's CPU also runs the kernel's receive); *DUT* otherwise. "
              "**verdict**: from the pairs that compare: both runs with one generator method, "
-             "offered loads at most %.0f%% apart (or both DUT-bound: each DUT was offered more "
-             "than it took), and, for a rate, not both generator-bound; with half the pairs or "
-             "fewer comparable, no verdict, and the reason. "
+             "offered loads at most %.0f%% apart (or both DUTs saturated: each delivered at most "
+             "%.0f%% of the smaller offered load), and, for a rate, not both generator-bound; with "
+             "half the pairs or fewer comparable, no verdict, and the reason. "
              "**dropped**: offered minus delivered, wherever it was lost (received for rxonly and XDP_DROP, forwarded for io and "
              "redirect). **cycles/packet**: testpmd's forwarding lcore in userspace, only bursts "
              "that returned packets (io: the Tx sendto included); time away from the CPU inside such a "
@@ -318,7 +318,8 @@ def compose(meta, rows, groups, figs, micro, placement_names, notes):
              "forwarding lcore ran (/proc/<tid>/schedstat); below ~99%% other work took the DUT's CPU "
              "(the threaded NAPI kthread, or someone else's process) and its cycles/packet is inflated "
              "by the time it was away." % (100 * meta["gen_bound_share"],
-                                           100 * stats.OFFERED_TOLERANCE))
+                                           100 * stats.OFFERED_TOLERANCE,
+                                           100 * stats.SATURATED_SHARE))
     L.append("")
     if micro:
         L.append("## Rx microbenchmark (bench/micro: our batch receive on in-memory rings, refill included)")

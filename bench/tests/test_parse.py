@@ -325,13 +325,22 @@ class Ratios(unittest.TestCase):
                                           "cycles_per_packet"),
                          "offered loads differ (4.000, 3.590 Mpps)")
 
-    def test_unequal_offered_loads_compare_when_both_duts_are_the_bound(self):
-        # io on a quiet machine: offered 4.75 and 4.04, both DUTs forwarding 0.92 of it
-        rs = [row("io", "stock", "softirq", 1, forwarded_mpps=0.92, offered_mpps=4.75, bound="DUT"),
-              row("io", "ours", "softirq", 1, forwarded_mpps=0.93, offered_mpps=4.04, bound="DUT")]
+    def test_unequal_offered_loads_compare_when_both_duts_are_saturated(self):
+        # io on a quiet machine (live frames): offered 4.75 and 4.04, both DUTs forwarding ~0.92
+        rs = [scenario.derive({"config": "io", "driver": d, "placement": "softirq", "repeat": 1,
+                               "gen_method": "live", "seconds": 1.0, "built": int(off * 1e6),
+                               "received": int(off * 1e6), "forwarded": int(fwd * 1e6)},
+                              scenario.CONFIGS["io"])
+              for d, off, fwd in (("stock", 4.75, 0.92), ("ours", 4.04, 0.93))]
         f = stats.ratio_figure(rs, "io", "softirq", "forwarded_mpps", 1.3, True)
         self.assertEqual(f["verdict"], "SHORT of the target")
-        rs[1]["bound"] = "generator"
+        # a busy machine (AF_XDP): 0.24 and 0.74 offered, 0.13 and 0.28 forwarded, both
+        # DUT-bound, but ours forwarded more than the stock driver was offered
+        for r, off, fwd in zip(rs, (0.24, 0.74), (0.13, 0.28)):
+            r.update(built=int(off * 1e6), received=int(off * 1e6), forwarded=int(fwd * 1e6),
+                     gen_method="afxdp")
+            scenario.derive(r, scenario.CONFIGS["io"])
+        self.assertEqual([r["bound"] for r in rs], ["DUT", "DUT"])
         f = stats.ratio_figure(rs, "io", "softirq", "forwarded_mpps", 1.3, True)
         self.assertTrue(f["verdict"].startswith("no verdict: offered loads"), f["verdict"])
 
