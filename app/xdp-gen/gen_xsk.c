@@ -351,10 +351,13 @@ gen_xsk_send(struct gen_xsk *x, uint64_t n, const atomic_int *stop, uint64_t *se
 				if (__atomic_load_n(x->tx.consumer, __ATOMIC_ACQUIRE) == before)
 					sched_yield();
 				break;
-			default:
+			default: {
+				int err = errno;
+
 				update_consumed(x);
 				*sent = x->consumed - dropped - start;
-				return -errno;
+				return -err;
+			}
 			}
 		}
 	}
