@@ -167,12 +167,12 @@ struct gen_xsk {
 	struct gen_xsk_ring tx, cq, fq;
 	uint64_t *free_addrs;		/* UMEM slots not in flight */
 	unsigned int nfree;
-	uint32_t prod, cons_seen, cq_cons;
-	uint64_t produced, consumed;	/* descriptors, since the socket was opened */
+	uint32_t prod, cq_cons;
+	uint64_t produced, completed;	/* frames, since the socket was opened */
 	uint64_t seq;			/* the next frame's sequence number */
 	uint32_t flow;			/* and its flow */
-	atomic_uint_fast64_t built;	/* = consumed, for the main thread */
-	atomic_uint_fast64_t dropped;	/* consumed but dropped by the driver (EBUSY) */
+	atomic_uint_fast64_t built;	/* = completed, for the main thread */
+	atomic_uint_fast64_t dropped;	/* completed but dropped by the driver (EBUSY) */
 	uint64_t kicks, again, waits;	/* sendto() calls; of those, EAGAIN; rounds with no slot */
 };
 
@@ -196,5 +196,11 @@ int gen_xsk_send(struct gen_xsk *x, uint64_t n, const atomic_int *stop, uint64_t
 
 /* Frames taken by the driver since the socket was opened (any thread may ask). */
 uint64_t gen_xsk_taken(const struct gen_xsk *x);
+
+/*
+ * Takes the completions that came since, into built and taken: for the
+ * thread that sends, or any other once it has stopped.
+ */
+void gen_xsk_reap(struct gen_xsk *x);
 
 #endif /* GEN_H */

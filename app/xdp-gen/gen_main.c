@@ -555,7 +555,7 @@ worker_main(void *arg)
 
 /*
  * What has left so far: built by the program (or accepted by the AF_PACKET
- * socket, or consumed by the kernel from the AF_XDP rings), and taken or
+ * socket, or completed by the kernel from the AF_XDP rings), and taken or
  * dropped by the peer.
  */
 struct tally {
@@ -604,20 +604,26 @@ tally_sent(const struct gen *g, const struct tally *t)
 }
 
 /*
- * AF_XDP: the peer's NAPI counts a frame when it takes it off its ring, a
- * little after sendto() put it there.  Waits until the veth has counted
- * every frame the kernel consumed, as taken or dropped (or a second).
+ * AF_XDP, once the threads have stopped: the peer's NAPI counts a frame when
+ * it takes it off its ring, a little after sendto() put it there, and the
+ * frame completes when the peer frees it, a little later still.  Takes the
+ * last completions until the veth's counters and the completions agree (or
+ * a second has passed).
  */
 static void
 settle(struct gen *g, struct tally *t)
 {
 	uint64_t until = now_ns() + XSK_SETTLE_NS;
 
-	read_tally(g, t);
-	while (g->have_stats && g->method == METHOD_AFXDP && t->xmit + t->dropped < t->built &&
-	       now_ns() < until) {
-		usleep(1000);
+	for (;;) {
+		if (g->method == METHOD_AFXDP)
+			for (unsigned int i = 0; i < g->o.threads; i++)
+				gen_xsk_reap(&g->workers[i].xsk);
 		read_tally(g, t);
+		if (g->method != METHOD_AFXDP || !g->have_stats || t->xmit + t->dropped == t->built ||
+		    now_ns() >= until)
+			return;
+		usleep(1000);
 	}
 }
 
@@ -1229,7 +1235,7 @@ main(int argc, char **argv)
 	verified = g->have_stats || g->method == METHOD_PACKET;
 	if (g->method == METHOD_AFXDP && g->have_stats &&
 	    (t.xmit != t.taken || t.xmit + t.dropped != t.built)) {
-		fprintf(stderr, "afxdp-gen: warning: the kernel took %" PRIu64 " frames from the AF_XDP rings, "
+		fprintf(stderr, "afxdp-gen: warning: the kernel completed %" PRIu64 " frames from the AF_XDP rings, "
 			"of which sendto() said %" PRIu64 " were dropped, but the veth counted %" PRIu64
 			" taken and %" PRIu64 " dropped: someone else sends out of %s, or frames were "
 			"lost uncounted\n", t.built, t.built - t.taken, t.xmit, t.dropped, g->ifc.name);
@@ -1272,8 +1278,8 @@ main(int argc, char **argv)
 			}
 			if (g->have_stats)
 				printf("  AF_XDP: taken by the peer %" PRIu64 " (the veth's tx_packets), dropped at "
-				       "a full ring %" PRIu64 " and sent again, consumed from the Tx rings %"
-				       PRIu64, t.xmit, t.dropped, t.built);
+				       "a full ring %" PRIu64 " and sent again, completed %" PRIu64,
+				       t.xmit, t.dropped, t.built);
 			else
 				printf("  AF_XDP: taken by %s's driver %" PRIu64 ", dropped %" PRIu64 " and sent "
 				       "again (not verifiable: not a veth)", g->ifc.name, t.taken,

@@ -12,16 +12,25 @@
  * (the copy of copy mode) and hands it to the driver directly, bypassing the
  * qdisc, in the sendto() call itself.  Completions give the slots back.
  *
- * Counts are exact: a descriptor the kernel consumed was either taken by
- * the driver or dropped, and a drop ends that sendto() with EBUSY (one frame
- * each time: "SKB completed but not sent"); a full device queue
- * (NETDEV_TX_BUSY) gives the descriptor back (EAGAIN) and it is sent again
- * with the same numbers.  So frames taken = consumed - EBUSY, per socket,
- * and each thread sends until its share is taken.  gen_main.c checks that
- * against the veth's own counters.
+ * Counts are exact: every frame the kernel takes from the Tx ring comes
+ * back in the completion ring once its skb is freed, whether the driver took
+ * it or dropped it; and a drop ends that sendto() with EBUSY (one frame each
+ * time: "SKB completed but not sent", freed, so completed, before the call
+ * returns).  A full device queue (NETDEV_TX_BUSY) gives the descriptor back
+ * to the ring (EAGAIN) and it is sent again with the same numbers.  So
+ * frames taken = completed - EBUSY, per socket, and each thread sends until
+ * its share is taken.  gen_main.c checks that against the veth's own
+ * counters.
  *
- * Copy mode transmits only inside sendto(): once it returns, nothing more
- * leaves, so the counts read after the last call are final.
+ * Completions, not the Tx ring's consumer index: kernels before 6.15 or so
+ * publish that index lazily (when their cached view of the ring runs dry, not
+ * at the end of each sendto()), so it can lag behind what was sent and
+ * dropped.  The consumer index only tells how much room the ring has, and a
+ * lag there only holds back the next batch until a sendto() publishes it.
+ *
+ * Copy mode transmits only inside sendto(): once the thread stops calling
+ * it, what the kernel took is final; its last completions arrive as the peer
+ * frees the last skbs (gen_xsk_reap()).
  */
 
 #define _GNU_SOURCE
@@ -203,7 +212,6 @@ gen_xsk_open(struct gen_xsk *x, int ifindex, unsigned int queue, const uint8_t *
 		x->budget = n;
 	else
 		x->budget = XSK_KERNEL_BUDGET;
-	x->cons_seen = __atomic_load_n(x->tx.consumer, __ATOMIC_ACQUIRE);
 	x->prod = __atomic_load_n(x->tx.producer, __ATOMIC_RELAXED);
 	x->cq_cons = __atomic_load_n(x->cq.consumer, __ATOMIC_RELAXED);
 	return 0;
@@ -231,27 +239,27 @@ gen_xsk_close(struct gen_xsk *x)
 	x->free_addrs = NULL;
 }
 
-/* Descriptors the kernel has consumed since the last look (it moves only in sendto()). */
-static void
-update_consumed(struct gen_xsk *x)
-{
-	uint32_t cons = __atomic_load_n(x->tx.consumer, __ATOMIC_ACQUIRE);
-
-	x->consumed += (uint32_t)(cons - x->cons_seen);
-	x->cons_seen = cons;
-	atomic_store_explicit(&x->built, x->consumed, memory_order_relaxed);
-}
-
-/* Completed frames give their slots back. */
+/* Completed frames give their slots back, and count as built (taken or dropped). */
 static void
 reap(struct gen_xsk *x)
 {
 	uint32_t prod = __atomic_load_n(x->cq.producer, __ATOMIC_ACQUIRE);
 	const uint64_t *addrs = x->cq.desc;
+	uint32_t n = prod - x->cq_cons;
 
+	if (!n)
+		return;
 	while (x->cq_cons != prod)
 		x->free_addrs[x->nfree++] = addrs[x->cq_cons++ & x->cq.mask];
 	__atomic_store_n(x->cq.consumer, x->cq_cons, __ATOMIC_RELEASE);
+	x->completed += n;
+	atomic_store_explicit(&x->built, x->completed, memory_order_relaxed);
+}
+
+void
+gen_xsk_reap(struct gen_xsk *x)
+{
+	reap(x);
 }
 
 static uint64_t
@@ -270,23 +278,31 @@ gen_xsk_taken(const struct gen_xsk *x)
 	       atomic_load_explicit(&x->dropped, memory_order_relaxed);
 }
 
+/* Frames taken since (completed, dropped) were c0, d0; never below 0. */
+static uint64_t
+taken_since(const struct gen_xsk *x, uint64_t dropped, uint64_t c0, uint64_t d0)
+{
+	uint64_t c = x->completed - c0, d = dropped - d0;
+
+	return c > d ? c - d : 0;
+}
+
 int
 gen_xsk_send(struct gen_xsk *x, uint64_t n, const atomic_int *stop, uint64_t *sent)
 {
 	struct xdp_desc *ring = x->tx.desc;
-	uint64_t start, done = 0, last_done = 0, last_progress = mono_ns();
 	uint64_t dropped = atomic_load_explicit(&x->dropped, memory_order_relaxed);
+	uint64_t c0, d0 = dropped, done = 0, last_done = 0, last_progress = 0;
 	unsigned int idle = 0;
 
-	update_consumed(x);
-	start = x->consumed - dropped;
+	reap(x);
+	c0 = x->completed;
 	for (;;) {
 		uint64_t pending, want;
-		uint32_t k, before;
+		uint32_t k, cons;
 
-		update_consumed(x);
 		reap(x);
-		done = x->consumed - dropped - start;
+		done = taken_since(x, dropped, c0, d0);
 		if (done >= n || atomic_load_explicit(stop, memory_order_relaxed))
 			break;
 		/* Every frame dropped or given back for too long: a peer down, no carrier. */
@@ -301,16 +317,21 @@ gen_xsk_send(struct gen_xsk *x, uint64_t n, const atomic_int *stop, uint64_t *se
 				return -ENOLINK;
 			}
 		}
-		/* Produced but not consumed yet: in the ring, or given back by a busy device. */
-		pending = x->produced - x->consumed;
+		/*
+		 * Not completed yet: in the ring, given back by a busy device,
+		 * or in flight.  At most n frames are taken in the end: those,
+		 * and the ones still needed.
+		 */
+		pending = x->produced - x->completed;
 		want = n - done > pending ? n - done - pending : 0;
+		cons = __atomic_load_n(x->tx.consumer, __ATOMIC_ACQUIRE);
 		k = x->batch;
 		if (want < k)
 			k = (uint32_t)want;
 		if (x->nfree < k)
 			k = x->nfree;
-		if (XSK_TX_RING - pending < k)
-			k = (uint32_t)(XSK_TX_RING - pending);
+		if (XSK_TX_RING - (x->prod - cons) < k)
+			k = XSK_TX_RING - (x->prod - cons);
 		for (uint32_t i = 0; i < k; i++) {
 			struct xdp_desc *d = &ring[(x->prod + i) & x->tx.mask];
 			uint64_t addr = x->free_addrs[--x->nfree];
@@ -327,14 +348,13 @@ gen_xsk_send(struct gen_xsk *x, uint64_t n, const atomic_int *stop, uint64_t *se
 			x->produced += k;
 			__atomic_store_n(x->tx.producer, x->prod, __ATOMIC_RELEASE);
 		}
-		if (x->produced == x->consumed) {
-			/* Nothing to send: every slot waits for its completion. */
+		if (x->prod == cons && !k) {
+			/* The kernel took all: what is left is completions to come. */
 			x->waits++;
 			sched_yield();
 			continue;
 		}
 		x->kicks++;
-		before = x->cons_seen;
 		if (sendto(x->fd, NULL, 0, MSG_DONTWAIT, NULL, 0) < 0) {
 			switch (errno) {
 			case EBUSY:
@@ -348,14 +368,14 @@ gen_xsk_send(struct gen_xsk *x, uint64_t n, const atomic_int *stop, uint64_t *se
 				/* Budget spent, device busy, or no skb memory: kick again. */
 				x->again++;
 				/* No frame left at all: let the peer drain or the skbs be freed. */
-				if (__atomic_load_n(x->tx.consumer, __ATOMIC_ACQUIRE) == before)
+				if (__atomic_load_n(x->tx.consumer, __ATOMIC_ACQUIRE) == cons)
 					sched_yield();
 				break;
 			default: {
 				int err = errno;
 
-				update_consumed(x);
-				*sent = x->consumed - dropped - start;
+				reap(x);
+				*sent = taken_since(x, dropped, c0, d0);
 				return -err;
 			}
 			}
