@@ -531,15 +531,23 @@ def peer_down(topo, way):
 
 
 def interrupt(topo, way):
-    """Ctrl-C after 1.5 s: the generator stops soon, and what it says it sent arrived."""
+    """Ctrl-C 1 s after the generator started sending (its header ends with
+    the 'sent =' line; setting up takes a while on a slow machine): it stops
+    soon, and what it says it sent arrived."""
     xdp = xdp_counter(topo)
     try:
         before = topo.rx_packets()
         p = way.popen(topo, ["--json"])
-        time.sleep(1.5)
+        head = []
+        while len(head) < 30:      # the header's lines, or its end of output if it failed
+            head.append(p.stdout.readline())
+            if head[-1].startswith("  sent     =") or not head[-1]:
+                break
+        time.sleep(1.0)
         t = time.monotonic()
         p.send_signal(signal.SIGINT)
         out, err = p.communicate(timeout=30)
+        out = "".join(head) + out
         stop_s = time.monotonic() - t
         delta = topo.rx_packets() - before
         counted = xdp.stop()
