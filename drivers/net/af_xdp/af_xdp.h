@@ -317,10 +317,15 @@ enum af_xdp_rx_capa_why {
 	AF_XDP_RX_CAPA_IFACE_KFUNCS,		/* netlink lists the interface's kfuncs */
 	AF_XDP_RX_CAPA_IFACE_LACKS_KFUNCS,	/* it lists none: the stamp alone */
 	AF_XDP_RX_CAPA_IFACE_UNKNOWN,		/* netlink says nothing: the stamp alone */
-	AF_XDP_RX_CAPA_KERNEL_LACKS_KFUNCS,
+	AF_XDP_RX_CAPA_KERNEL_LACKS_KFUNCS,	/* not in its BTF: the program cannot load */
 	AF_XDP_RX_CAPA_NOT_NATIVE,		/* device-bound programs run native only */
 	AF_XDP_RX_CAPA_NOT_BUILTIN,		/* no program of ours writes the values */
+	AF_XDP_RX_CAPA_KERNEL_REFUSED,		/* it refused the program, or some of it */
+	AF_XDP_RX_CAPA_NOT_PERMITTED,		/* the process may not load BPF programs */
 };
+
+/* What the verifier refused of the Rx-metadata program: a helper's or function's name. */
+#define AF_XDP_RX_REFUSED_LEN 48
 
 /* Why a mempool cannot be a UMEM itself, and the driver owns one instead. */
 enum af_xdp_umem_why {
@@ -357,9 +362,15 @@ struct af_xdp_port {
 	enum af_xdp_redirect redirect;
 	int32_t redirect_xsk_helper;	/* from the kernel's BTF, for afxdp_direct */
 	int32_t redirect_xsk_action;
-	/* The Rx metadata offloads the port can offer, and why: found at probe. */
+	/*
+	 * The Rx metadata offloads the port can offer, and why: found at
+	 * probe, by loading the program (af_xdp_rx_offload.c): what was tried
+	 * (AF_XDP_RX_META_*, 0 if nothing) and what the verifier refused ("").
+	 */
 	uint64_t rx_meta_capa;
 	enum af_xdp_rx_capa_why rx_meta_capa_why;
+	uint32_t rx_meta_probed;
+	char rx_meta_refused[AF_XDP_RX_REFUSED_LEN];
 	/*
 	 * The interface's xsk-features (NETDEV_GENL_XSK_FLAGS_*: what its
 	 * zero-copy transmit takes from Tx metadata), where the kernel reports

@@ -325,6 +325,11 @@ dump_rx_offloads(FILE *f, const struct af_xdp_port *port)
 		af_xdp_rx_meta_names(af_xdp_rx_meta_want(port->rx_meta_capa)));
 	fprintf(f, "rx.offloads.capa.reason = %s\n",
 		af_xdp_rx_capa_why_name(port->rx_meta_capa_why));
+	if (port->rx_meta_probed != 0)
+		fprintf(f, "rx.offloads.capa.probed = %s\n",
+			af_xdp_rx_meta_names(port->rx_meta_probed));
+	if (port->rx_meta_refused[0] != '\0')
+		fprintf(f, "rx.offloads.capa.refused = %s\n", port->rx_meta_refused);
 	fprintf(f, "rx.offloads.implied = %s\n", af_xdp_rx_meta_names(port->rx_meta_implied));
 	fprintf(f, "rx.offloads = %s\n", af_xdp_rx_meta_names(port->rx_meta));
 	fprintf(f, "rx.cksum = %s\n", port->rx_cksum ? "ipv4" : "none");
