@@ -141,6 +141,26 @@ def btf_names(path=VMLINUX_BTF, funcs=(), enum_values=()):
     return found_funcs, found_values
 
 
+BTF_KIND_STRUCT = 4
+
+
+def btf_struct_members(struct_name, path=VMLINUX_BTF):
+    """The member names of the STRUCT called `struct_name` in the BTF at
+    `path` (the first of that name); an empty list if there is none."""
+    data, strings, span = _read_btf(path)
+    want = _string_offsets(strings, [struct_name])
+    if not want:
+        return []
+
+    def name_at(off):
+        return strings[off:strings.index(b"\0", off)].decode()
+    for kind, name_off, vlen, pos, item in _btf_types(data, span):
+        if kind == BTF_KIND_STRUCT and name_off in want:
+            return [name_at(struct.unpack_from("=I", data, pos + i * item)[0])
+                    for i in range(vlen)]
+    return []
+
+
 def btf_enum_values(enum_name, path=VMLINUX_BTF):
     """{enumerator: value} of the ENUM (or ENUM64) called `enum_name` in the
     BTF at `path`; {} if there is none."""

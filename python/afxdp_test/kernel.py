@@ -14,8 +14,10 @@ BPF_PROG_RUN, and with one that allows both.
 """
 
 import ctypes
+import mmap
 import os
 import platform
+import socket
 import struct
 
 from . import bpf, env
@@ -129,6 +131,54 @@ def live_frames_refusal():
     return None if ret == 0 else os.strerror(err)
 
 
+AF_XDP, SOL_XDP, XDP_UMEM_REG = 44, 283, 4
+XDP_UMEM_TX_METADATA_LEN = 1 << 2
+SO_PREFER_BUSY_POLL = 69
+
+
+class _UmemReg(ctypes.Structure):
+    """struct xdp_umem_reg, as Linux 6.8+ reads it."""
+    _fields_ = [("addr", ctypes.c_uint64), ("len", ctypes.c_uint64),
+                ("chunk_size", ctypes.c_uint32), ("headroom", ctypes.c_uint32),
+                ("flags", ctypes.c_uint32), ("tx_metadata_len", ctypes.c_uint32)]
+
+
+def tx_metadata_refusal():
+    """None where the kernel registers a UMEM with Tx metadata
+    (XDP_UMEM_TX_METADATA_LEN, 16 bytes), else the error."""
+    fd = env.libc.socket(AF_XDP, socket.SOCK_RAW | socket.SOCK_CLOEXEC, 0)
+    if fd < 0:
+        return "no AF_XDP socket: %s" % os.strerror(ctypes.get_errno())
+    area = mmap.mmap(-1, mmap.PAGESIZE)
+    try:
+        addr = ctypes.addressof(ctypes.c_char.from_buffer(area))
+        reg = _UmemReg(addr=addr, len=mmap.PAGESIZE, chunk_size=2048,
+                       flags=XDP_UMEM_TX_METADATA_LEN, tx_metadata_len=16)
+        ret = env.libc.setsockopt(fd, SOL_XDP, XDP_UMEM_REG, ctypes.byref(reg),
+                                  ctypes.sizeof(reg))
+        err = ctypes.get_errno()
+        del addr
+    finally:
+        os.close(fd)
+        area.close()
+    return None if ret == 0 else os.strerror(err)
+
+
+def busy_poll_refusal():
+    """None where a socket takes SO_PREFER_BUSY_POLL (Linux 5.11), else the error."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        try:
+            s.setsockopt(socket.SOL_SOCKET, SO_PREFER_BUSY_POLL, 1)
+        except OSError as e:
+            return e.strerror
+    return None
+
+
+def multi_buffer():
+    """Whether the kernel's struct xdp_sock has AF_XDP multi-buffer's sg (Linux 6.6)."""
+    return "sg" in bpf.btf_struct_members("xdp_sock")
+
+
 def bpffs_mounted(path="/sys/fs/bpf"):
     """Whether a bpf filesystem is mounted at `path` in this process's
     mount namespace."""
@@ -144,4 +194,7 @@ def facts():
     return [("release", release()),
             ("bpf_xdp_adjust_meta", asked(helper_refusal("bpf_xdp_adjust_meta"))),
             ("live frames (BPF_PROG_RUN)", asked(live_frames_refusal())),
+            ("Tx metadata (XDP_UMEM_TX_METADATA_LEN)", asked(tx_metadata_refusal())),
+            ("busy polling (SO_PREFER_BUSY_POLL)", asked(busy_poll_refusal())),
+            ("AF_XDP multi-buffer (struct xdp_sock.sg)", "yes" if multi_buffer() else "no"),
             ("bpffs at /sys/fs/bpf", "mounted" if bpffs_mounted() else "not mounted")]

@@ -358,6 +358,15 @@ struct af_xdp_port {
 	 * never the pointers or the descriptors, which are the primary's.
 	 */
 	unsigned int nb_socks;		/* queue indexes with a socket, from 0 */
+	/*
+	 * What the running kernel offers, found at probe (af_xdp_kernel.c) and
+	 * kept, so that the state block asks the kernel nothing: a secondary
+	 * would otherwise load probe programs to print them.
+	 */
+	bool kernel_direct;		/* bpf_redirect_xsk */
+	bool kernel_batched_map;	/* an XSKMAP's redirects received in batches */
+	bool kernel_multi_buffer;	/* XDP_USE_SG */
+	uint8_t kernel_multi_buffer_why;	/* enum af_xdp_kernel_mb_why */
 	/* The built-in program's redirect, resolved at probe (AUTO: not ours). */
 	enum af_xdp_redirect redirect;
 	int32_t redirect_xsk_helper;	/* from the kernel's BTF, for afxdp_direct */
