@@ -15,9 +15,9 @@
  * the port would run it, is loaded once at probe.  A kernel may list a
  * function and still refuse the program (a verifier that forbids
  * bpf_xdp_adjust_meta, a kernel without the functions in its BTF): then
- * each value is tried alone, and only what loads is offered, so that an
- * application never configures an offload the port then fails to start
- * with.  The state block says what was tried and what the verifier refused.
+ * none is offered, so that an application never configures an offload the
+ * port then fails to start with.  The state block says what was tried and
+ * what the verifier refused.
  *
  * A device-bound program runs only in native mode and only alone: libxdp
  * 1.3.1 cannot load its dispatcher bound to a device (1.6.0 can), and an
@@ -66,8 +66,8 @@ struct meta_probe {
 	int ifindex;
 	enum af_xdp_redirect redirect;
 	uint32_t asked;			/* AF_XDP_RX_META_*: what the interface has */
-	uint32_t passed;		/* of those, what loads */
-	int err;			/* the first refusal's error, 0 if none */
+	uint32_t passed;		/* asked where the program loads, else 0 */
+	int err;			/* the load's error, 0 if none */
 	char refused[AF_XDP_RX_REFUSED_LEN];	/* and what the verifier named */
 };
 
@@ -77,56 +77,30 @@ static struct meta_probe meta_probes[META_PROBES_MAX];
 static unsigned int nb_meta_probes;
 static pthread_mutex_t meta_probe_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* The tag's value is fetched, or put back into the frame: one probe loads both. */
-static uint32_t
-with_reinsertion(uint32_t meta)
-{
-	return (meta & AF_XDP_RX_META_VLAN) ? meta | AF_XDP_RX_META_VLAN_INLINE : meta;
-}
-
-/* want if the program fetching it loads, else 0, the first refusal kept in p. */
-static uint32_t
-try_meta(const struct af_xdp_port *port, uint32_t want, struct meta_probe *p)
-{
-	char refused[AF_XDP_RX_REFUSED_LEN];
-	int ret = af_xdp_builtin_try_bound(port, with_reinsertion(want), refused,
-					   sizeof(refused));
-
-	if (ret == 0)
-		return want;
-	if (p->err == 0) {
-		p->err = ret;
-		strlcpy(p->refused, refused, sizeof(p->refused));
-	}
-	return 0;
-}
-
 /*
- * Everything asked in one load, as the port would run it; where the kernel
- * refuses that, each value alone, and then what passed together.
+ * The program fetching what the interface has, loaded once as the port
+ * would run it (with the tag's reinsertion, which the port runs when it
+ * fetches the tag for nothing else): all of it is offered, or none.  The
+ * values are chosen by a constant the verifier folds, so every call of
+ * the program is in each choice's instructions: a kernel that refuses one
+ * of them (bpf_xdp_adjust_meta, a kernel function missing from its BTF)
+ * refuses every choice alike.
  */
 static void
 probe_meta(const struct af_xdp_port *port, struct meta_probe *p)
 {
-	static const uint32_t each[] = {
-		AF_XDP_RX_META_HASH, AF_XDP_RX_META_VLAN, AF_XDP_RX_META_TIMESTAMP,
-	};
-	unsigned int i;
+	uint32_t want = p->asked;
 
-	p->passed = try_meta(port, p->asked, p);
-	if (p->passed == p->asked)
-		return;
-	for (i = 0; i < RTE_DIM(each); i++)
-		if (p->asked & each[i])
-			p->passed |= try_meta(port, each[i], p);
-	/* Each loads alone but not with the others: the first of them only. */
-	if (__builtin_popcount(p->passed) > 1 && try_meta(port, p->passed, p) == 0)
-		p->passed &= -p->passed;
-	AF_XDP_PORT_LOG(NOTICE, port,
-			"Rx offloads: the kernel refuses the built-in program that fetches %s from %s's XDP metadata (%s%s%s): offered are %s",
-			af_xdp_rx_meta_names(p->asked), port->args.iface, af_xdp_lib_strerror(p->err),
-			p->refused[0] != '\0' ? ", the verifier refuses " : "", p->refused,
-			af_xdp_rx_meta_names(p->passed));
+	if (want & AF_XDP_RX_META_VLAN)
+		want |= AF_XDP_RX_META_VLAN_INLINE;
+	p->err = af_xdp_builtin_try_bound(port, want, p->refused, sizeof(p->refused));
+	p->passed = p->err == 0 ? p->asked : 0;
+	if (p->err != 0)
+		AF_XDP_PORT_LOG(NOTICE, port,
+				"Rx offloads: the kernel refuses the built-in program that fetches %s from %s's XDP metadata (%s%s%s): none of them offered",
+				af_xdp_rx_meta_names(p->asked), port->args.iface,
+				af_xdp_lib_strerror(p->err),
+				p->refused[0] != '\0' ? ", the verifier refuses " : "", p->refused);
 }
 
 /* The network namespace the process is in: the interface's. */
@@ -225,7 +199,7 @@ rx_meta_capa(struct af_xdp_port *port, const struct af_xdp_netdev_features *f,
 	}
 	port->rx_meta_probed = iface_meta(f, why);
 	p = meta_probe(port, port->rx_meta_probed);
-	if (p.passed != p.asked) {
+	if (p.err != 0) {
 		*why = refusal_why(&p);
 		if (*why == AF_XDP_RX_CAPA_KERNEL_REFUSED)
 			strlcpy(port->rx_meta_refused, p.refused, sizeof(port->rx_meta_refused));
