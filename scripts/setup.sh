@@ -52,6 +52,18 @@ fi
 
 # The driver-SDK headers (ethdev_driver.h, bus_vdev_driver.h, ...) are not in
 # Debian's libdpdk-dev.  Fetch the exact source of the installed DPDK once.
+# bpffs at /sys/fs/bpf, as systemd mounts it on every Debian system: libxdp
+# pins its dispatcher there. A fresh machine of CI's kind comes without one.
+# (Processes under `ip netns exec`, as the tests run them, see a /sys of
+# their own without it all the same: tests/integration/test_bpffs.py.)
+if ! grep -qs '^[^ ]* /sys/fs/bpf bpf ' /proc/mounts; then
+	if mount -t bpf bpf /sys/fs/bpf 2>/dev/null; then
+		log "bpffs was not mounted at /sys/fs/bpf: mounted it, as systemd would"
+	else
+		log "warning: no bpffs at /sys/fs/bpf, and it cannot be mounted here"
+	fi
+fi
+
 dpdk_incdir=$(pkg-config --variable=includedir libdpdk)/dpdk
 sdk_opt=""
 if [ -f "$dpdk_incdir/ethdev_driver.h" ] && [ -f "$dpdk_incdir/bus_vdev_driver.h" ]; then

@@ -8,9 +8,14 @@ on this machine and in the VM.
 Usage: test-summary.py TESTLOG.json            one run, in detail
        test-summary.py --total [--failed N] [--skipped N] TESTLOG.json...
            the runs' totals as one 'N passed, N failed, N skipped' line, with
-           N more failed and skipped (e.g. DPDK lines that could not be built)
+           N more failed and skipped (e.g. DPDK lines that could not be built),
+           after what kind of kernel the runs had: its release, what it
+           allows (asked of it here, with python/afxdp_test on PYTHONPATH:
+           afxdp_test.kernel), and what the driver's probes found there (the
+           test kernel_probes' `probe:` lines)
 """
 import json
+import os
 import re
 import sys
 from collections import Counter
@@ -127,11 +132,44 @@ def detail(path):
             print("  %-8s %-40s %s" % (e["result"], e["name"], reason(e)))
 
 
+PROBE_LINE = re.compile(r"probe: (\S+) = (.*)$")
+
+
+def driver_probes(paths):
+    """[(key, value)] the test kernel_probes printed (the driver's answers on
+    the host's kernel), from the first log that has them."""
+    for path in paths:
+        for e in read_log(path):
+            if e["name"].endswith(" kernel_probes") or e["name"] == "kernel_probes":
+                found = [m.groups() for m in map(PROBE_LINE.search,
+                                                 (e.get("stdout") or "").splitlines()) if m]
+                if found:
+                    return found
+    return []
+
+
+def kernel_header(paths):
+    """What kind of kernel the run had, so that a reader of a red run knows."""
+    print("Kernel %s" % os.uname().release)
+    try:
+        from afxdp_test import kernel
+        for what, answer in kernel.facts()[1:]:
+            print("  %-42s %s" % (what, answer))
+    except Exception as e:     # no library on the path, or no privileges: say so, go on
+        print("  (what it allows not asked: %s)" % e)
+    probes = driver_probes(paths)
+    if probes:
+        print("  the driver's probes (test kernel_probes):")
+        for key, value in probes:
+            print("    %s = %s" % (key, value))
+
+
 def total(args):
     extra = {"--failed": 0, "--skipped": 0}
     while args and args[0] in extra:
         extra[args[0]] = int(args[1])
         args = args[2:]
+    kernel_header(args)
     results = [e["result"] for p in args for e in entries_of(read_log(p))]
     passed = sum(r in PASSED for r in results)
     skipped = sum(r in SKIPPED for r in results)

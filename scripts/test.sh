@@ -114,6 +114,6 @@ for s in "${failed[@]}"; do
 done
 echo
 echo "All DPDK lines:"
-python3 "$top/scripts/test-summary.py" --total --failed ${#failed[@]} --skipped ${#skipped[@]} \
-	"$logs"/*.json || true
+PYTHONPATH="$top/python" python3 "$top/scripts/test-summary.py" --total \
+	--failed ${#failed[@]} --skipped ${#skipped[@]} "$logs"/*.json || true
 exit $status

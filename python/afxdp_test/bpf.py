@@ -82,40 +82,53 @@ BTF_EXTRA = {1: (4, 0), 3: (12, 0), 4: (0, 12), 5: (0, 12), 6: (0, 8), 13: (0, 8
              15: (0, 12), 17: (4, 0), 19: (0, 12)}
 
 
-def btf_names(path=VMLINUX_BTF, funcs=(), enum_values=()):
-    """Which of `funcs` are FUNC types and which of `enum_values` are values
-    of an ENUM or ENUM64 in the BTF at `path`: (set, set). Read with python
-    from the BTF's own layout, not `bpftool btf dump` (which writes the
-    whole of vmlinux's BTF as text, 13 to 15 s under the VM's emulated
-    CPU). HarnessError if the file is not BTF."""
+def _read_btf(path):
+    """(raw bytes, string section) of the BTF at `path`; HarnessError if it is not BTF."""
     with open(path, "rb") as f:
         data = f.read()
     magic, _, _, hdr_len, type_off, type_len, str_off, str_len = BTF_HEADER.unpack_from(data)
     if magic != BTF_MAGIC:
         raise env.HarnessError("%s is not BTF (magic 0x%x)" % (path, magic))
-    strings = data[hdr_len + str_off:hdr_len + str_off + str_len]
+    return data, data[hdr_len + str_off:hdr_len + str_off + str_len], \
+        (hdr_len + type_off, hdr_len + type_off + type_len)
 
-    def offsets(names):
-        """{string offset: name} of the names in the string section (BTF
-        keeps one copy of each string: a name it lacks no type has)."""
-        out = {}
-        for name in names:
-            at = strings.find(b"\0" + name.encode() + b"\0")
-            if at >= 0:
-                out[at + 1] = name
-        return out
 
-    want_funcs, want_values = offsets(funcs), offsets(enum_values)
-    found_funcs, found_values = set(), set()
-    if not want_funcs and not want_values:
-        return found_funcs, found_values
-    pos, end = hdr_len + type_off, hdr_len + type_off + type_len
+def _btf_types(data, span):
+    """Each type of the BTF: (kind, name offset, vlen, where its items start, item size)."""
+    pos, end = span
     unpack = BTF_TYPE.unpack_from
     while pos < end:
         name_off, info, _ = unpack(data, pos)
         kind, vlen = (info >> 24) & 0x1F, info & 0xFFFF
         pos += BTF_TYPE.size
         fixed, item = BTF_EXTRA.get(kind, (0, 0))
+        yield kind, name_off, vlen, pos, item
+        pos += fixed + vlen * item
+
+
+def _string_offsets(strings, names):
+    """{string offset: name} of the names in the string section (BTF keeps
+    one copy of each string: a name it lacks no type has)."""
+    out = {}
+    for name in names:
+        at = strings.find(b"\0" + name.encode() + b"\0")
+        if at >= 0:
+            out[at + 1] = name
+    return out
+
+
+def btf_names(path=VMLINUX_BTF, funcs=(), enum_values=()):
+    """Which of `funcs` are FUNC types and which of `enum_values` are values
+    of an ENUM or ENUM64 in the BTF at `path`: (set, set). Read with python
+    from the BTF's own layout, not `bpftool btf dump` (which writes the
+    whole of vmlinux's BTF as text, 13 to 15 s under the VM's emulated
+    CPU). HarnessError if the file is not BTF."""
+    data, strings, span = _read_btf(path)
+    want_funcs, want_values = _string_offsets(strings, funcs), _string_offsets(strings, enum_values)
+    found_funcs, found_values = set(), set()
+    if not want_funcs and not want_values:
+        return found_funcs, found_values
+    for kind, name_off, vlen, pos, item in _btf_types(data, span):
         if kind == BTF_KIND_FUNC and name_off in want_funcs:
             found_funcs.add(want_funcs[name_off])
         elif want_values and kind in (BTF_KIND_ENUM, BTF_KIND_ENUM64):
@@ -123,10 +136,54 @@ def btf_names(path=VMLINUX_BTF, funcs=(), enum_values=()):
                 off = struct.unpack_from("=I", data, pos + i * item)[0]
                 if off in want_values:
                     found_values.add(want_values[off])
-        pos += fixed + vlen * item
         if len(found_funcs) == len(want_funcs) and len(found_values) == len(want_values):
             break
     return found_funcs, found_values
+
+
+BTF_KIND_STRUCT = 4
+
+
+def btf_struct_members(struct_name, path=VMLINUX_BTF):
+    """The member names of the STRUCT called `struct_name` in the BTF at
+    `path` (the first of that name); an empty list if there is none."""
+    data, strings, span = _read_btf(path)
+    want = _string_offsets(strings, [struct_name])
+    if not want:
+        return []
+
+    def name_at(off):
+        return strings[off:strings.index(b"\0", off)].decode()
+    for kind, name_off, vlen, pos, item in _btf_types(data, span):
+        if kind == BTF_KIND_STRUCT and name_off in want:
+            return [name_at(struct.unpack_from("=I", data, pos + i * item)[0])
+                    for i in range(vlen)]
+    return []
+
+
+def btf_enum_values(enum_name, path=VMLINUX_BTF):
+    """{enumerator: value} of the ENUM (or ENUM64) called `enum_name` in the
+    BTF at `path`; {} if there is none."""
+    data, strings, span = _read_btf(path)
+    want = _string_offsets(strings, [enum_name])
+    if not want:
+        return {}
+
+    def name_at(off):
+        return strings[off:strings.index(b"\0", off)].decode()
+    for kind, name_off, vlen, pos, item in _btf_types(data, span):
+        if kind not in (BTF_KIND_ENUM, BTF_KIND_ENUM64) or name_off not in want:
+            continue
+        out = {}
+        for i in range(vlen):
+            if kind == BTF_KIND_ENUM:
+                off, val = struct.unpack_from("=Ii", data, pos + i * item)
+            else:
+                off, lo, hi = struct.unpack_from("=III", data, pos + i * item)
+                val = lo | hi << 32
+            out[name_at(off)] = val
+        return out
+    return {}
 
 
 class KernelXdp:

@@ -138,8 +138,16 @@ def run_session(name, description, setup, checks):
 
     Exit codes as run()'s: meson takes a TAP test's non-zero exit for an
     error beside its failed lines, as for the vm suite's boots. With
-    AFXDP_TAP=1 (meson on the host) a skip is TAP's `1..0 # SKIP`, exit 0."""
+    AFXDP_TAP=1 (meson on the host) a skip is TAP's `1..0 # SKIP`, exit 0.
+    AFXDP_CHECKS=a+b runs only those checks (the vm suite's TEST/CHECK)."""
     env.LOG_PREFIX = "# "
+    only = [c for c in os.environ.get("AFXDP_CHECKS", "").split("+") if c]
+    if only:
+        unknown = set(only) - {c for c, _ in checks}
+        if unknown:
+            raise ValueError("AFXDP_CHECKS names checks %s has not: %s"
+                             % (name, ", ".join(sorted(unknown))))
+        checks = [(c, fn) for c, fn in checks if c in only]
     sess = Session(name, checks)
 
     def main(t):

@@ -1,8 +1,17 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""Rx offloads: the RSS hash and VLAN tag from the XDP metadata, a timestamp, IPv4 header checksums.
+"""rx_offloads: the RSS hash and VLAN tag from the XDP metadata, a timestamp, IPv4 header checksums, and what the kernel refuses.
 
     netns gen: g0 (2 queues), tc egress program  == veth ==  d0 (net_af_xdp0)  netns dut: testpmd rxonly
+
+One check a TAP line (`rx_offloads/<check>`), each on veths of its own.
+The Rx-metadata offloads come from a program bound to the interface that
+kernels may refuse (a fresh machine's 6.18 refuses bpf_xdp_adjust_meta to
+every XDP program): what this kernel allows is asked of it first
+(kernel.helper_refusal: a program of three instructions calling the
+helper, loaded by the test, not the driver), and each check checks what
+the driver must do there. The refusal path also runs on every kernel, made
+on demand (faults.Refusal: tests/faults/refuse.c preloaded into testpmd).
 
 The peer g0 sends UDP frames of FLOWS flows (UDP source ports 20000 + i), each
 flow with a length of its own, so that testpmd's `set verbose 1` lines tell
@@ -10,6 +19,25 @@ the flows apart.  A tc egress program on g0 (bpf/tc_rx_offloads.bpf.c)
 records, per source port, the skb hash the sending kernel computed
 (bpf_get_hash_recalc), which veth carries to its peer's XDP metadata.
 
+  offered     testpmd with no offload asked: where the kernel loads the
+              program, the port offers RSS_HASH, VLAN_STRIP and TIMESTAMP
+              (state rx.offloads.capa, probed, reason iface-kfuncs); where
+              it refuses bpf_xdp_adjust_meta, none of them (reason
+              kernel-refused, rx.offloads.capa.refused names the helper),
+              and the refused path below holds.
+  refused     bpf_xdp_adjust_meta refused on demand, on every kernel: the
+              driver's probe met the refusal (the fault library's log);
+              nothing of the metadata offered, the state says what was
+              tried and what the verifier refused; an application asking
+              RSS_HASH is refused at configure by ethdev (the port stays
+              stopped, no XDP program left), never at start; with two
+              queues and no offload asked the port starts on the plain
+              program (nothing implied) and receives exactly what was sent.
+  refused_kfunc  bpf_xdp_metadata_rx_vlan_tag refused on demand: the
+              program calls it in every choice of values (a constant the
+              verifier folds chooses them), so none is offered, and the
+              state names the function; a port asking nothing receives as
+              ever.
   rss_hash    testpmd with two queues (RSS) and --rx-offloads rss_hash: the
               port offers RSS_HASH and VLAN_STRIP; the state block says the
               Rx offloads in force and that the built-in Rx-metadata
@@ -20,7 +48,8 @@ records, per source port, the skb hash the sending kernel computed
               rss_hash off` and a restart: RSS configured without RSS_HASH
               asked (what Open vSwitch 3.1 does): the state says the hash
               implied and in force, and every frame still has its flow's
-              hash, as from a NIC's PMD.
+              hash, as from a NIC's PMD.  A SKIP where the kernel refuses
+              the program (nothing of this to check there).
   vlan_strip  the tc program also pushes VLAN tag TEST_TCI out of band
               (bpf_skb_vlan_push, as a VLAN device with tx-vlan-offload
               would); testpmd with --rx-offloads vlan_strip, one queue, and
@@ -32,20 +61,21 @@ records, per source port, the skb hash the sending kernel computed
               Then strip off and TIMESTAMP on (the bound program still
               runs): the state says rx.vlan reinserted, and every frame
               carries the tag in its bytes (802.1Q ethertype, 4 bytes
-              longer), no stripped tci.
+              longer), no stripped tci.  A SKIP where the kernel refuses.
   timestamp   --enable-rx-timestamp, one queue: every frame carries the
               timestamp dynamic field, within the sender's run in CLOCK_TAI,
-              never decreasing.
-  ipv4_cksum  --rx-offloads RSS_HASH and CHECKSUM (IPV4, UDP, TCP; what
-              examples/l3fwd asks for), two queues: the peer's kernel sends
-              pings (its IPv4 header), a raw socket sends frames the stack
-              would not: an IPv4 header checksum broken, an 802.1Q tag in
-              the bytes, IPv6, ARP.  Each frame's ol_flags (`set verbose
-              1`): IP_CKSUM_GOOD for right IPv4 headers, _BAD for the broken
-              one, _UNKNOWN for the others; L4_CKSUM_UNKNOWN on every frame
-              (the kernel does not say, and a local sender's frames carry a
-              partial sum); the RSS hash still there (metadata and the
-              check in one burst).
+              never decreasing.  A SKIP where the kernel refuses.
+  ipv4_cksum  --rx-offloads CHECKSUM (IPV4, UDP, TCP; what examples/l3fwd
+              asks for) and, where offered, RSS_HASH, two queues: the
+              peer's kernel sends pings (its IPv4 header), a raw socket
+              sends frames the stack would not: an IPv4 header checksum
+              broken, an 802.1Q tag in the bytes, IPv6, ARP.  Each frame's
+              ol_flags (`set verbose 1`): IP_CKSUM_GOOD for right IPv4
+              headers, _BAD for the broken one, _UNKNOWN for the others;
+              L4_CKSUM_UNKNOWN on every frame (the kernel does not say, and
+              a local sender's frames carry a partial sum); the RSS hash
+              still there where asked (metadata and the check in one
+              burst), none where the kernel refuses it.
   refusals    mode=skb: neither offered (device-bound programs run in native
               mode only); someone else's XDP program on the interface: the
               port asking for an Rx offload does not start and the program
@@ -53,11 +83,13 @@ records, per source port, the skb hash the sending kernel computed
 """
 
 import collections
+import contextlib
 import json
 import re
 import time
 
-from afxdp_test import bpf, env, frames, runner, state, testpmd, topo, traffic
+from afxdp_test import (bpf, env, faults, frames, kernel, runner, state, testpmd, topo,
+                        traffic)
 
 FLOWS = 4
 SIZES = [100, 200, 300, 400]        # flow i: frames of SIZES[i] bytes (frames.py: seq % n)
@@ -65,6 +97,9 @@ PER_FLOW = 10
 TEST_TCI = 0x6064                   # tc_rx_offloads.bpf.c's
 RX_OFFLOAD_VLAN_STRIP = 0x1
 RX_OFFLOAD_RSS_HASH = 0x80000
+META_CAPA = "rss_hash,vlan_strip,timestamp"      # veth's, where the kernel loads the program
+ADJUST_META = "bpf_xdp_adjust_meta"
+VLAN_KFUNC = "bpf_xdp_metadata_rx_vlan_tag"
 LINE = r"type=0x0800 - length=(\d+) - nb_segs=\d+([^\n]*)\n"
 TAGGED_LINE = r"type=0x8100 - length=(\d+) - nb_segs=\d+([^\n]*)\n"
 HASH = re.compile(r" - RSS hash=(0x[0-9a-f]+)")
@@ -119,7 +154,9 @@ def received(t, tp, port, peer, what):
     return got
 
 
-def check_rss_hash(t, net, dut, gen):
+def check_rss_hash(t, ctx):
+    ctx.need("rss_hash")
+    net, dut, gen = ctx.net, ctx.dut, ctx.gen
     port, peer = net.veth(dut, "d0", gen, "g0", queues=2)
     map_id = tc_attach(peer, "tc/hash")
     vdev = "net_af_xdp0,iface=%s,queue_count=2" % port.name
@@ -131,8 +168,7 @@ def check_rss_hash(t, net, dut, gen):
         st = state.read(tp)
         t.require(st.get("state") == "started", "rss_hash: port started")
         t.equal(st.get("rx.offloads"), "rss_hash", "rss_hash: state rx.offloads")
-        t.equal(st.get("rx.offloads.capa"), "rss_hash,vlan_strip,timestamp",
-                "rss_hash: state rx.offloads.capa")
+        t.equal(st.get("rx.offloads.capa"), META_CAPA, "rss_hash: state rx.offloads.capa")
         t.equal(st.get("rx.offloads.capa.reason"), "iface-kfuncs",
                 "rss_hash: state rx.offloads.capa.reason (netlink's xdp-rx-metadata-features)")
         t.equal(st.get("xdp.program"), "afxdp_meta_map", "rss_hash: state xdp.program")
@@ -178,7 +214,9 @@ def check_rss_implied(t, tp, port, peer, hashes):
     t.equal(got, hashes, "rss_implied: each flow's hash as with RSS_HASH asked")
 
 
-def check_vlan_strip(t, net, dut, gen):
+def check_vlan_strip(t, ctx):
+    ctx.need("vlan_strip")
+    net, dut, gen = ctx.net, ctx.dut, ctx.gen
     port, peer = net.veth(dut, "d1", gen, "g1")
     if tc_attach(peer, "tc/hash_vlan") is None:
         return
@@ -230,9 +268,11 @@ def check_vlan_reinserted(t, tp, port, peer):
             "vlan_reinserted: every frame stamped (the metadata moved with the frame's head)")
 
 
-def check_timestamp(t, net, dut, gen):
+def check_timestamp(t, ctx):
     """--enable-rx-timestamp: every frame stamped in CLOCK_TAI (the program's
     bpf_ktime_get_tai_ns()), within the sending, in the order received."""
+    ctx.need("timestamp")
+    net, dut, gen = ctx.net, ctx.dut, ctx.gen
     port, peer = net.veth(dut, "d3", gen, "g3")
     with testpmd.TestPmd(dut, ["net_af_xdp0,iface=%s" % port.name], fwd="rxonly",
                          app_extra=["--enable-rx-timestamp"]) as tp:
@@ -290,20 +330,25 @@ def raw_frames(dst, src):
     return {100: udp(100), 110: broken, 124: tagged, 140: ipv6, 150: arp}
 
 
-def check_ipv4_cksum(t, net, dut, gen):
+def check_ipv4_cksum(t, ctx):
+    net, dut, gen = ctx.net, ctx.dut, ctx.gen
     port, peer = net.veth(dut, "d4", gen, "g4", queues=2)
     peer.ip("addr", "add", "198.18.4.1/24", "dev", peer.name)
     peer.ip("neigh", "replace", "198.18.4.2", "lladdr", port.mac, "dev", peer.name)
+    # The hash where the kernel lets the program fetch it: the check alone otherwise.
+    hashed = ctx.offers("rss_hash")
+    offloads = RX_OFFLOAD_CHECKSUM | (RX_OFFLOAD_RSS_HASH if hashed else 0)
     # Two queues: testpmd keeps RSS_HASH only with RSS.
     with testpmd.TestPmd(dut, ["net_af_xdp0,iface=%s,queue_count=2" % port.name],
-                         fwd="rxonly", queues=2, app_extra=["--rx-offloads=0x%x"
-                                    % (RX_OFFLOAD_RSS_HASH | RX_OFFLOAD_CHECKSUM)]) as tp:
+                         fwd="rxonly", queues=2,
+                         app_extra=["--rx-offloads=0x%x" % offloads]) as tp:
         capa = tp.cmd("show port 0 rx_offload capabilities")
         t.check(all(c in capa for c in ("IPV4_CKSUM", "UDP_CKSUM", "TCP_CKSUM")),
                 "ipv4_cksum: the port offers IPV4_CKSUM, UDP_CKSUM and TCP_CKSUM", capa)
         st = state.read(tp)
         t.require(st.get("state") == "started", "ipv4_cksum: port started")
-        t.equal((st.get("rx.cksum"), st.get("rx.offloads")), ("ipv4", "rss_hash"),
+        t.equal((st.get("rx.cksum"), st.get("rx.offloads")),
+                ("ipv4", "rss_hash" if hashed else "none"),
                 "ipv4_cksum: state rx.cksum and rx.offloads")
         t.check("IPv4 header checksums" in tp.cmd("show rxq info 0 0"),
                 "ipv4_cksum: the burst mode (show rxq info) names the check")
@@ -324,18 +369,19 @@ def check_ipv4_cksum(t, net, dut, gen):
                 (etype, ip.group(1) if ip else None, "RTE_MBUF_F_RX_L4_CKSUM_UNKNOWN" in flags,
                  " - RSS hash=" in rest))
         for n, (what, etype, flag) in sorted(RAW_FRAMES.items()):
-            t.equal(got.get(n), [(etype, flag, True, True)],
+            t.equal(got.get(n), [(etype, flag, True, hashed)],
                     "ipv4_cksum: %s: (ethertype, IP_CKSUM_*, L4_CKSUM_UNKNOWN, RSS hash)" % what)
         ping_len = 14 + 20 + 8 + PING_PAYLOAD
-        t.equal(got.get(ping_len), [("0x0800", "GOOD", True, True)] * 3,
+        t.equal(got.get(ping_len), [("0x0800", "GOOD", True, hashed)] * 3,
                 "ipv4_cksum: the kernel's pings: (ethertype, IP_CKSUM_*, L4_CKSUM_UNKNOWN, RSS hash)")
         t.quit_testpmd(tp, net)
 
 
-def check_refusals(t, net, dut, gen):
+def check_refusals(t, ctx):
     """Generic mode: nothing offered.  Someone else's program on the
     interface: the bound program is not attached over it, the port does not
     start, and that program stays."""
+    net, dut, gen = ctx.net, ctx.dut, ctx.gen
     port, _ = net.veth(dut, "d2", gen, "g2")
     with testpmd.TestPmd(dut, ["net_af_xdp0,iface=%s,mode=skb" % port.name],
                          fwd="rxonly") as tp:
@@ -358,15 +404,140 @@ def check_refusals(t, net, dut, gen):
     port.ip("link", "set", "dev", port.name, "xdp", "off")
 
 
-def main(t):
+def offer_state(t, ctx, what, wrapper=()):
+    """A port asking for nothing, on a veth of its own: (its state block,
+    `show port 0 rx_offload capabilities`)."""
+    port, _ = ctx.net.veth(ctx.dut, ctx.iface(), ctx.gen, ctx.iface("g"))
+    with testpmd.TestPmd(ctx.dut, ["net_af_xdp0,iface=%s" % port.name], fwd="rxonly",
+                         wrapper=wrapper) as tp:
+        st = state.read(tp)
+        capa = tp.cmd("show port 0 rx_offload capabilities")
+        t.require(st.get("state") == "started", "%s: the port without offloads started" % what)
+        t.quit_testpmd(tp, ctx.net)
+    return st, capa
+
+
+def check_offered(t, ctx):
+    """What the port offers is what the kernel loads."""
+    st, capa = offer_state(t, ctx, "offered")
+    meta = ("RSS_HASH", "VLAN_STRIP", "TIMESTAMP")
+    t.equal(st.get("rx.offloads.capa.probed"), META_CAPA,
+            "offered: state rx.offloads.capa.probed (what veth's netlink lists, and the stamp)")
+    if ctx.meta_refusal is None:
+        t.equal((st.get("rx.offloads.capa"), st.get("rx.offloads.capa.reason"),
+                 st.get("rx.offloads.capa.refused")), (META_CAPA, "iface-kfuncs", None),
+                "offered: the kernel loads the program: state rx.offloads.capa, reason, refused")
+        t.check(all(c in capa for c in meta), "offered: RSS_HASH, VLAN_STRIP, TIMESTAMP", capa)
+        return
+    env.log("this kernel refuses %s: %s" % (ADJUST_META, ctx.meta_refusal))
+    t.equal((st.get("rx.offloads.capa"), st.get("rx.offloads.capa.reason"),
+             st.get("rx.offloads.capa.refused")), ("none", "kernel-refused", ADJUST_META),
+            "offered: the kernel refuses %s: state rx.offloads.capa, reason, refused"
+            % ADJUST_META)
+    t.check(not any(c in capa for c in meta), "offered: none of RSS_HASH, VLAN_STRIP, "
+            "TIMESTAMP offered where the kernel refuses the program", capa)
+
+
+def check_refused(t, ctx):
+    """bpf_xdp_adjust_meta refused on demand: nothing offered, the refusal
+    said, an application asking for it refused at configure, and a port
+    asking nothing receives as ever."""
+    with faults.Refusal("helper:" + ADJUST_META) as r:
+        st, capa = offer_state(t, ctx, "refused", wrapper=r.wrapper())
+        t.check(r.seen("helper", ADJUST_META), "refused: the driver's probe met the refusal "
+                "(the fault library's log)", str(r.refused()))
+        t.equal((st.get("rx.offloads.capa"), st.get("rx.offloads.capa.reason"),
+                 st.get("rx.offloads.capa.probed"), st.get("rx.offloads.capa.refused")),
+                ("none", "kernel-refused", META_CAPA, ADJUST_META),
+                "refused: state rx.offloads.capa, reason, probed, refused")
+        t.check(not any(c in capa for c in ("RSS_HASH", "VLAN_STRIP", "TIMESTAMP")),
+                "refused: none of RSS_HASH, VLAN_STRIP, TIMESTAMP offered", capa)
+        t.check("IPV4_CKSUM" in capa, "refused: the checksum offloads still offered", capa)
+
+        port, peer = ctx.net.veth(ctx.dut, ctx.iface(), ctx.gen, ctx.iface("g"), queues=2)
+        with testpmd.TestPmd(ctx.dut, ["net_af_xdp0,iface=%s,queue_count=2" % port.name],
+                             fwd="rxonly", queues=2, wrapper=r.wrapper(),
+                             app_extra=["--rx-offloads=0x%x" % RX_OFFLOAD_RSS_HASH]) as tp:
+            t.equal(state.read(tp).get("state"), "stopped",
+                    "refused: a port asking RSS_HASH is refused at configure (stays stopped)")
+            t.equal(bpf.attached_prog_id(port), None, "refused: no XDP program on the interface")
+            t.quit_testpmd(tp, ctx.net)
+        with testpmd.TestPmd(ctx.dut, ["net_af_xdp0,iface=%s,queue_count=2" % port.name],
+                             fwd="rxonly", queues=2, wrapper=r.wrapper()) as tp:
+            st = state.read(tp)
+            t.require(st.get("state") == "started", "refused: two queues, no offload: started")
+            t.equal((st.get("rx.offloads.implied"), st.get("rx.offloads"),
+                     st.get("xdp.program")), ("none", "none", "afxdp_map"),
+                    "refused: state rx.offloads.implied, rx.offloads, xdp.program")
+            count = FLOWS * PER_FLOW
+            tp.cmd("start")
+            traffic.send(peer, port.mac, count, SIZES, kind="udp", flows=FLOWS,
+                         stream="refused")
+            stats = tp.wait_rx(0, count)
+            tp.cmd("stop")
+            t.equal((stats["RX-packets"], stats["RX-missed"]), (count, 0),
+                    "refused: RX-packets, RX-missed")
+            t.quit_testpmd(tp, ctx.net)
+
+
+def check_refused_kfunc(t, ctx):
+    """The VLAN tag's function refused on demand: the program is refused
+    whatever it is asked to fetch, and said so."""
+    with faults.Refusal("kfunc:" + VLAN_KFUNC) as r:
+        st, capa = offer_state(t, ctx, "refused_kfunc", wrapper=r.wrapper())
+        t.check(r.seen("kfunc", VLAN_KFUNC), "refused_kfunc: the driver's probe met the "
+                "refusal (the fault library's log)", str(r.refused()))
+        t.equal((st.get("rx.offloads.capa"), st.get("rx.offloads.capa.reason"),
+                 st.get("rx.offloads.capa.refused")), ("none", "kernel-refused", VLAN_KFUNC),
+                "refused_kfunc: state rx.offloads.capa, reason, refused")
+        t.check(not any(c in capa for c in ("RSS_HASH", "VLAN_STRIP", "TIMESTAMP")),
+                "refused_kfunc: none of RSS_HASH, VLAN_STRIP, TIMESTAMP offered", capa)
+
+
+class Context:
+    """The checks' topology, and what the kernel allows the Rx-metadata
+    program, asked of it (not of the driver)."""
+
+    def __init__(self, net):
+        self.net, self.dut, self.gen = net, net.netns("dut"), net.netns("gen")
+        self.meta_refusal = kernel.helper_refusal(ADJUST_META)
+        self._n = 5                     # d0..d4 are the checks' own
+
+    def iface(self, side="d"):
+        """A fresh veth end's name: d5, d6, ... (g5, g6, ... for the peer)."""
+        if side == "d":
+            self._n += 1
+        return "%s%d" % (side, self._n)
+
+    def offers(self, what):
+        """Whether a port here can have `what` (rss_hash, vlan_strip, timestamp)."""
+        return self.meta_refusal is None
+
+    def need(self, what):
+        """Skip the check where the kernel refuses what it checks."""
+        if not self.offers(what):
+            raise env.Skip("the kernel refuses the Rx-metadata program (%s: %s): no %s "
+                           "to check here; rx_offloads/offered and /refused check the "
+                           "refusal" % (ADJUST_META, self.meta_refusal, what))
+
+
+@contextlib.contextmanager
+def setup(t):
     with topo.Topology() as net:
-        dut, gen = net.netns("dut"), net.netns("gen")
-        check_rss_hash(t, net, dut, gen)
-        check_vlan_strip(t, net, dut, gen)
-        check_timestamp(t, net, dut, gen)
-        check_ipv4_cksum(t, net, dut, gen)
-        check_refusals(t, net, dut, gen)
+        yield Context(net)
+
+
+CHECKS = [
+    ("offered", check_offered),
+    ("refused", check_refused),
+    ("refused_kfunc", check_refused_kfunc),
+    ("rss_hash", check_rss_hash),
+    ("vlan_strip", check_vlan_strip),
+    ("timestamp", check_timestamp),
+    ("ipv4_cksum", check_ipv4_cksum),
+    ("refusals", check_refusals),
+]
 
 
 if __name__ == "__main__":
-    runner.run(main, "rx_offloads", __doc__.splitlines()[0])
+    runner.run_session("rx_offloads", __doc__.splitlines()[0], setup, CHECKS)

@@ -29,6 +29,11 @@ not repeated, and their lines are not printed twice.
 
 AFXDP_VM_ONLY=name[,name...] runs only those tests (e.g. io_fwd in vm-zc); a
 boot with none of them is skipped.
+
+NAME may be TEST/CHECK[+CHECK...]: only those checks of a test that runs
+several (runner.run_session; AFXDP_CHECKS in its environment), e.g. the
+checks whose kernel part only our kernel allows where the host refuses it
+(copy_umem/offloads).
 """
 
 import atexit
@@ -148,9 +153,10 @@ def run_script(script):
             os._exit(code)
 
 
-def start_test(script):
-    """Fork a process that runs script in a session of its own, its stdout
-    and stderr on a pipe: (pid, the pipe's read end as text)."""
+def start_test(script, checks=None):
+    """Fork a process that runs script in a session of its own (only
+    `checks` of it, "a+b", where given), its stdout and stderr on a pipe:
+    (pid, the pipe's read end as text)."""
     r, w = os.pipe()
     sys.stdout.flush()
     sys.stderr.flush()
@@ -159,6 +165,8 @@ def start_test(script):
         os.close(w)
         return pid, os.fdopen(r, "r", errors="replace")
     os.setsid()
+    if checks:
+        os.environ["AFXDP_CHECKS"] = checks
     os.close(r)
     os.dup2(w, 1)
     os.dup2(w, 2)
@@ -206,7 +214,7 @@ def run_one(name, timeout, script):
     t0 = time.monotonic()
     before = len(kernel_log())
     output = []
-    pid, pipe = start_test(script)
+    pid, pipe = start_test(script, name.partition("/")[2])
     # A thread copies the output: a process the test left behind may hold
     # the pipe open after the test has ended.
     reader = threading.Thread(target=copy_output, args=(pipe, output), daemon=True)

@@ -317,10 +317,15 @@ enum af_xdp_rx_capa_why {
 	AF_XDP_RX_CAPA_IFACE_KFUNCS,		/* netlink lists the interface's kfuncs */
 	AF_XDP_RX_CAPA_IFACE_LACKS_KFUNCS,	/* it lists none: the stamp alone */
 	AF_XDP_RX_CAPA_IFACE_UNKNOWN,		/* netlink says nothing: the stamp alone */
-	AF_XDP_RX_CAPA_KERNEL_LACKS_KFUNCS,
+	AF_XDP_RX_CAPA_KERNEL_LACKS_KFUNCS,	/* not in its BTF: the program cannot load */
 	AF_XDP_RX_CAPA_NOT_NATIVE,		/* device-bound programs run native only */
 	AF_XDP_RX_CAPA_NOT_BUILTIN,		/* no program of ours writes the values */
+	AF_XDP_RX_CAPA_KERNEL_REFUSED,		/* it refused the program, or some of it */
+	AF_XDP_RX_CAPA_NOT_PERMITTED,		/* the process may not load BPF programs */
 };
+
+/* What the verifier refused of the Rx-metadata program: a helper's or function's name. */
+#define AF_XDP_RX_REFUSED_LEN 48
 
 /* Why a mempool cannot be a UMEM itself, and the driver owns one instead. */
 enum af_xdp_umem_why {
@@ -353,13 +358,28 @@ struct af_xdp_port {
 	 * never the pointers or the descriptors, which are the primary's.
 	 */
 	unsigned int nb_socks;		/* queue indexes with a socket, from 0 */
+	/*
+	 * What the running kernel offers, found at probe (af_xdp_kernel.c) and
+	 * kept, so that the state block asks the kernel nothing: a secondary
+	 * would otherwise load probe programs to print them.
+	 */
+	bool kernel_direct;		/* bpf_redirect_xsk */
+	bool kernel_batched_map;	/* an XSKMAP's redirects received in batches */
+	bool kernel_multi_buffer;	/* XDP_USE_SG */
+	uint8_t kernel_multi_buffer_why;	/* enum af_xdp_kernel_mb_why */
 	/* The built-in program's redirect, resolved at probe (AUTO: not ours). */
 	enum af_xdp_redirect redirect;
 	int32_t redirect_xsk_helper;	/* from the kernel's BTF, for afxdp_direct */
 	int32_t redirect_xsk_action;
-	/* The Rx metadata offloads the port can offer, and why: found at probe. */
+	/*
+	 * The Rx metadata offloads the port can offer, and why: found at
+	 * probe, by loading the program (af_xdp_rx_offload.c): what was tried
+	 * (AF_XDP_RX_META_*, 0 if nothing) and what the verifier refused ("").
+	 */
 	uint64_t rx_meta_capa;
 	enum af_xdp_rx_capa_why rx_meta_capa_why;
+	uint32_t rx_meta_probed;
+	char rx_meta_refused[AF_XDP_RX_REFUSED_LEN];
 	/*
 	 * The interface's xsk-features (NETDEV_GENL_XSK_FLAGS_*: what its
 	 * zero-copy transmit takes from Tx metadata), where the kernel reports

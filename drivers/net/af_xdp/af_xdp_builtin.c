@@ -14,6 +14,7 @@
  */
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,7 +26,6 @@
 #include "af_xdp_kernel.h"
 #include "af_xdp_libxdp.h"
 #include "af_xdp_owner.h"
-#include "af_xdp_rx_offload.h"
 
 #define ACTION_VAR_NAME "xdp_redirect_xsk_action"
 #define RX_META_WANT_VAR_NAME "rx_meta_want"
@@ -37,14 +37,21 @@ extern const size_t af_xdp_bpf_obj_len;
 extern const unsigned char af_xdp_rx_meta_bpf_obj[];
 extern const size_t af_xdp_rx_meta_bpf_obj_len;
 
+/* The built-in program of a redirect, writing the Rx metadata or not. */
+static const char *
+builtin_name(enum af_xdp_redirect redirect, bool meta)
+{
+	bool direct = redirect == AF_XDP_REDIRECT_DIRECT;
+
+	if (meta)
+		return direct ? AF_XDP_PROG_META_DIRECT_NAME : AF_XDP_PROG_META_MAP_NAME;
+	return direct ? AF_XDP_PROG_DIRECT_NAME : AF_XDP_PROG_MAP_NAME;
+}
+
 const char *
 af_xdp_builtin_name(const struct af_xdp_port *port)
 {
-	bool direct = port->redirect == AF_XDP_REDIRECT_DIRECT;
-
-	if (port->rx_meta != 0)
-		return direct ? AF_XDP_PROG_META_DIRECT_NAME : AF_XDP_PROG_META_MAP_NAME;
-	return direct ? AF_XDP_PROG_DIRECT_NAME : AF_XDP_PROG_MAP_NAME;
+	return builtin_name(port->redirect, port->rx_meta != 0);
 }
 
 bool
@@ -190,15 +197,23 @@ load_only(struct bpf_object *obj, const struct bpf_program *chosen)
 }
 
 /*
- * The Rx-metadata program: which values to fetch, the mbuf flags that say
- * they are there, and bound to the interface, as the metadata functions
- * require.  libbpf adds
- * BPF_F_XDP_HAS_FRAGS at load (section xdp.frags).
+ * Load a program bound to the device prog_ifindex names, not offloaded to it
+ * (Linux 6.3; Debian 12's UAPI headers, from 6.1, lack it).
+ */
+#ifndef BPF_F_XDP_DEV_BOUND_ONLY
+#define BPF_F_XDP_DEV_BOUND_ONLY (1U << 6)
+#endif
+
+/*
+ * The Rx-metadata program: which values to fetch (want), the mbuf flags
+ * that say they are there, and bound to the interface, as the metadata
+ * functions require.  libbpf adds BPF_F_XDP_HAS_FRAGS at load (section
+ * xdp.frags).
  */
 static int
-bind_to_iface(const struct af_xdp_port *port, struct bpf_object *obj, struct bpf_program *prog)
+bind_to_iface(const struct af_xdp_port *port, struct bpf_object *obj, struct bpf_program *prog,
+	      uint32_t want)
 {
-	uint32_t want = port->rx_meta;
 	uint64_t ol_hash = RTE_MBUF_F_RX_RSS_HASH;
 	uint64_t ol_vlan = RTE_MBUF_F_RX_VLAN | RTE_MBUF_F_RX_VLAN_STRIPPED;
 	uint64_t ol_timestamp = port->rx_timestamp_flag;
@@ -212,18 +227,20 @@ bind_to_iface(const struct af_xdp_port *port, struct bpf_object *obj, struct bpf
 	return bpf_program__set_flags(prog, bpf_program__flags(prog) | BPF_F_XDP_DEV_BOUND_ONLY);
 }
 
-int
-af_xdp_builtin_open(const struct af_xdp_port *port, struct xdp_program **progp,
-		    struct bpf_object **objp)
+/*
+ * The built-in object, prepared for the port's redirect and the Rx metadata
+ * rx_meta (bound to the port's interface when not 0): only that program
+ * loads.  NULL, the cause logged, where it cannot be prepared.
+ */
+static struct bpf_object *
+open_prepared(const struct af_xdp_port *port, uint32_t rx_meta)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, opts, .object_name = "af_xdp_direct");
 	bool direct = port->redirect == AF_XDP_REDIRECT_DIRECT;
-	bool meta = port->rx_meta != 0;
-	const char *name = af_xdp_builtin_name(port);
-	DECLARE_LIBXDP_OPTS(xdp_program_opts, xopts, .prog_name = name);
+	bool meta = rx_meta != 0;
+	const char *name = builtin_name(port->redirect, meta);
 	uint32_t action = (uint32_t)port->redirect_xsk_action;
 	struct bpf_map *xskmap, *fallbacks;
-	struct xdp_program *prog = NULL;
 	struct bpf_program *chosen;
 	struct bpf_object *obj;
 
@@ -232,7 +249,7 @@ af_xdp_builtin_open(const struct af_xdp_port *port, struct xdp_program **progp,
 	if (obj == NULL) {
 		AF_XDP_PORT_LOG(ERR, port, "cannot open the built-in XDP object: %s",
 				af_xdp_lib_strerror(errno));
-		return -EINVAL;
+		return NULL;
 	}
 	chosen = bpf_object__find_program_by_name(obj, name);
 	xskmap = bpf_object__find_map_by_name(obj, AF_XDP_XSKMAP_NAME);
@@ -244,12 +261,26 @@ af_xdp_builtin_open(const struct af_xdp_port *port, struct xdp_program **progp,
 	    (direct && set_redirect_xsk_helper(chosen, port->redirect_xsk_helper) != 0) ||
 	    set_owner_mark(obj) != 0 ||
 	    (direct && set_rodata(obj, ACTION_VAR_NAME, &action, sizeof(action)) != 0) ||
-	    (meta && bind_to_iface(port, obj, chosen) != 0)) {
+	    (meta && bind_to_iface(port, obj, chosen, rx_meta) != 0)) {
 		AF_XDP_PORT_LOG(ERR, port, "cannot prepare the built-in XDP program %s", name);
 		bpf_object__close(obj);
-		return -EINVAL;
+		return NULL;
 	}
-	if (!meta) {
+	return obj;
+}
+
+int
+af_xdp_builtin_open(const struct af_xdp_port *port, struct xdp_program **progp,
+		    struct bpf_object **objp)
+{
+	const char *name = af_xdp_builtin_name(port);
+	DECLARE_LIBXDP_OPTS(xdp_program_opts, xopts, .prog_name = name);
+	struct xdp_program *prog = NULL;
+	struct bpf_object *obj = open_prepared(port, port->rx_meta);
+
+	if (obj == NULL)
+		return -EINVAL;
+	if (port->rx_meta == 0) {
 		xopts.obj = obj;
 		prog = xdp_program__create(&xopts);
 		if (libxdp_get_error(prog)) {
@@ -265,11 +296,61 @@ af_xdp_builtin_open(const struct af_xdp_port *port, struct xdp_program **progp,
 	return 0;
 }
 
-int
-af_xdp_builtin_attach_bound(const struct af_xdp_port *port, struct bpf_object *obj,
-			    struct xdp_program **prog)
+/*
+ * What the verifier named in its refusal (its log's last words, which the
+ * kernel keeps when the log is cut short): the helper ("... cannot use
+ * helper bpf_xdp_adjust_meta#54") or kernel function ("calling kernel
+ * function bpf_xdp_metadata_rx_hash is not allowed"); else "unknown".
+ */
+static void
+name_refusal(const char *log, char *refused, size_t len)
 {
-	return af_xdp_rx_offload_attach(port, obj, af_xdp_builtin_name(port), prog);
+	static const struct {
+		const char *before;
+		const char *ends;
+	} says[] = {
+		{ "cannot use helper ", "#\n " },
+		{ "kernel function ", " \n" },
+	};
+	unsigned int i;
+
+	for (i = 0; i < RTE_DIM(says); i++) {
+		const char *at = strstr(log, says[i].before);
+
+		if (at != NULL) {
+			at += strlen(says[i].before);
+			snprintf(refused, len, "%.*s", (int)strcspn(at, says[i].ends), at);
+			return;
+		}
+	}
+	snprintf(refused, len, "unknown");
+}
+
+/* The verifier's log of a probe: up to its refusal, a small program's. */
+#define PROBE_LOG_SIZE (64 * 1024)
+
+int
+af_xdp_builtin_try_bound(const struct af_xdp_port *port, uint32_t want, char *refused,
+			 size_t len)
+{
+	struct bpf_object *obj = open_prepared(port, want);
+	struct bpf_program *prog;
+	char *log;
+	int ret;
+
+	refused[0] = '\0';
+	if (obj == NULL)
+		return -EINVAL;
+	log = calloc(1, PROBE_LOG_SIZE);
+	prog = bpf_object__find_program_by_name(obj, builtin_name(port->redirect, true));
+	if (log != NULL && prog != NULL)
+		bpf_program__set_log_buf(prog, log, PROBE_LOG_SIZE);
+	ret = bpf_object__load(obj);
+	if (ret != 0)
+		name_refusal(log != NULL ? log : "", refused, len);
+	free(log);
+	bpf_object__close(obj);
+	return ret;
 }
 
 int

@@ -43,14 +43,21 @@ int af_xdp_builtin_choose_redirect(struct af_xdp_port *port);
  * number and action value first.  *obj is the caller's to close after
  * *prog (libxdp does not own it).  For a port with Rx offloads
  * (port->rx_meta), the Rx-metadata object, its program bound to the
- * interface: *prog is then NULL until af_xdp_builtin_attach_bound().
+ * interface: *prog is then NULL until af_xdp_rx_offload_attach() loads
+ * and attaches it.
  */
 int af_xdp_builtin_open(const struct af_xdp_port *port, struct xdp_program **prog,
 			struct bpf_object **obj);
 
-/* Load and attach the object that af_xdp_builtin_open() bound (af_xdp_rx_offload.h). */
-int af_xdp_builtin_attach_bound(const struct af_xdp_port *port, struct bpf_object *obj,
-				struct xdp_program **prog);
+/*
+ * Whether the kernel loads the Rx-metadata program bound to the port's
+ * interface, fetching the values want (AF_XDP_RX_META_*): the program the
+ * port would run, loaded once and closed.  0, or the load's error, with
+ * the helper or kernel function the verifier refused (or "unknown") in
+ * refused, len bytes.
+ */
+int af_xdp_builtin_try_bound(const struct af_xdp_port *port, uint32_t want, char *refused,
+			     size_t len);
 
 /* afxdp_direct's counters map in the loaded object obj, or -ENOENT. */
 int af_xdp_builtin_fallbacks_fd(struct bpf_object *obj);

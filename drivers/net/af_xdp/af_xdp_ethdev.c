@@ -33,6 +33,7 @@
 #include "af_xdp_csum.h"
 #include "af_xdp_iface.h"
 #include "af_xdp_intr.h"
+#include "af_xdp_kernel.h"
 #include "af_xdp_lend.h"
 #include "af_xdp_link.h"
 #include "af_xdp_mp.h"
@@ -1107,6 +1108,35 @@ out:
 	return dev;
 }
 
+/*
+ * What the kernel offers the port, each asked of it by doing it once (the
+ * redirect's helper, multi-buffer's bind, the Rx-metadata program's load:
+ * af_xdp_kernel.c, af_xdp_rx_offload.c), and what netlink says of the
+ * interface: dev_info offers only what passed.  -ENOTSUP where redirect=
+ * asks for what the kernel lacks.
+ */
+static int
+probe_kernel(struct af_xdp_port *port)
+{
+	const struct af_xdp_kernel *k = af_xdp_kernel_probe();
+	enum af_xdp_kernel_mb_why mb_why;
+	struct af_xdp_netdev_features f;
+
+	if (af_xdp_prog_choose_redirect(port) != 0)
+		return -ENOTSUP;
+	port->kernel_direct = k->has_direct;
+	port->kernel_batched_map = k->batched_map;
+	port->kernel_multi_buffer = af_xdp_kernel_multi_buffer(port->ifindex,
+							       port->args.start_queue, &mb_why);
+	port->kernel_multi_buffer_why = (uint8_t)mb_why;
+	/* Where the kernel cannot answer, every _known stays false. */
+	(void)af_xdp_iface_netdev_features(port->ifindex, &f);
+	af_xdp_rx_offload_probe(port, &f);
+	port->xsk_features_known = f.xsk_known;
+	port->xsk_features = f.xsk;
+	return 0;
+}
+
 static int
 af_xdp_probe(struct rte_vdev_device *vdev)
 {
@@ -1128,16 +1158,8 @@ af_xdp_probe(struct rte_vdev_device *vdev)
 	if (dev == NULL)
 		return -EINVAL;
 	port = dev->data->dev_private;
-	ret = check_interface(name, port) != 0 ? -EINVAL :
-	      af_xdp_prog_choose_redirect(port) != 0 ? -ENOTSUP : 0;
+	ret = check_interface(name, port) != 0 ? -EINVAL : probe_kernel(port);
 	if (ret == 0) {
-		struct af_xdp_netdev_features f;
-
-		/* Where the kernel cannot answer, every _known stays false. */
-		(void)af_xdp_iface_netdev_features(port->ifindex, &f);
-		af_xdp_rx_offload_probe(port, &f);
-		port->xsk_features_known = f.xsk_known;
-		port->xsk_features = f.xsk;
 		dev->data->mac_addrs = rte_zmalloc("af_xdp_mac", sizeof(struct rte_ether_addr), 0);
 		if (dev->data->mac_addrs == NULL)
 			ret = -ENOMEM;

@@ -134,7 +134,7 @@ sys_read(const struct af_xdp_port *port, struct af_xdp_frame_sys *sys)
 
 	sys->page_frame = (uint32_t)sysconf(_SC_PAGESIZE) - AF_XDP_PACKET_HEADROOM;
 	sys->max_segs = af_xdp_kernel_max_skb_frags() + 1;
-	sys->multi_buffer = af_xdp_kernel_multi_buffer();
+	sys->multi_buffer = port->kernel_multi_buffer;	/* found at probe */
 	/* lo reports a maximum of 0: none. */
 	sys->iface_max_frame =
 		af_xdp_iface_max_mtu(port->args.iface, &iface_max) == 0 && iface_max != 0 ?

@@ -34,6 +34,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <sys/mman.h>
+#include <sys/socket.h>
+
 #include <linux/bpf.h>
 #include <linux/btf.h>
 
@@ -44,6 +47,7 @@
 
 #include "af_xdp.h"
 #include "af_xdp_kernel.h"
+#include "af_xdp_uapi.h"
 
 /* Look value_name up among the enumerators of the enum called enum_name. */
 int
@@ -263,25 +267,120 @@ af_xdp_kernel_multi_buffer_from_btf(const struct btf *btf)
 	return false;
 }
 
+/* The ring sizes and UMEM of the probe socket: the least a bind takes. */
+#define MB_PROBE_RING	4
+#define MB_PROBE_CHUNK	2048
+
+/* A socket with its UMEM and rings, not bound: its descriptor, or -errno. */
+static int
+mb_probe_socket(void *area, size_t len)
+{
+	struct af_xdp_umem_reg reg = {
+		.addr = (uintptr_t)area, .len = len, .chunk_size = MB_PROBE_CHUNK,
+	};
+	int ring = MB_PROBE_RING;
+	int fd = socket(AF_XDP, SOCK_RAW | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		return -errno;
+	if (setsockopt(fd, SOL_XDP, XDP_UMEM_REG, &reg, sizeof(reg)) != 0 ||
+	    setsockopt(fd, SOL_XDP, XDP_UMEM_FILL_RING, &ring, sizeof(ring)) != 0 ||
+	    setsockopt(fd, SOL_XDP, XDP_UMEM_COMPLETION_RING, &ring, sizeof(ring)) != 0 ||
+	    setsockopt(fd, SOL_XDP, XDP_RX_RING, &ring, sizeof(ring)) != 0) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+/* Bind a fresh probe socket with flags: 0 or -errno. */
+static int
+mb_probe_bind(int ifindex, uint32_t queue, uint16_t flags)
+{
+	const size_t len = (size_t)sysconf(_SC_PAGESIZE);
+	struct sockaddr_xdp sxdp = {
+		.sxdp_family = AF_XDP, .sxdp_ifindex = (uint32_t)ifindex,
+		.sxdp_queue_id = queue, .sxdp_flags = flags,
+	};
+	void *area = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	int fd, ret;
+
+	if (area == MAP_FAILED)
+		return -errno;
+	fd = mb_probe_socket(area, len);
+	ret = fd < 0 ? fd : bind(fd, (const struct sockaddr *)&sxdp, sizeof(sxdp)) == 0 ? 0 : -errno;
+	if (fd >= 0)
+		close(fd);
+	munmap(area, len);
+	return ret;
+}
+
+/*
+ * 1 where the kernel binds with XDP_USE_SG, 0 where it refuses the flag
+ * (EINVAL with it, a bind without it taken), -errno where no bind could say.
+ */
+static int
+mb_probe(int ifindex, uint32_t queue)
+{
+	int ret = mb_probe_bind(ifindex, queue, XDP_COPY | XDP_USE_SG);
+
+	if (ret == 0)
+		return 1;
+	if (ret != -EINVAL)
+		return ret;
+	ret = mb_probe_bind(ifindex, queue, XDP_COPY);
+	return ret == 0 ? 0 : ret;
+}
+
+static bool
+btf_multi_buffer(void)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	bool has = btf != NULL && af_xdp_kernel_multi_buffer_from_btf(btf);
+
+	btf__free(btf);
+	return has;
+}
+
 bool
-af_xdp_kernel_multi_buffer(void)
+af_xdp_kernel_multi_buffer(int ifindex, uint32_t queue, enum af_xdp_kernel_mb_why *why)
 {
 	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-	static bool probed, multi_buffer;
-	struct btf *btf;
+	static int answer = -1;		/* a bind's: 1 took, 0 refused */
+	int ret;
 
 	pthread_mutex_lock(&lock);
-	if (!probed) {
-		btf = btf__load_vmlinux_btf();
-		multi_buffer = btf != NULL && af_xdp_kernel_multi_buffer_from_btf(btf);
-		btf__free(btf);
-		probed = true;
-		AF_XDP_LOG(DEBUG, "AF_XDP multi-buffer: %s", multi_buffer ?
-			   "the kernel has it (struct xdp_sock.sg in its BTF)" :
-			   "none (no struct xdp_sock.sg in the kernel's BTF, or no BTF)");
+	if (answer < 0) {
+		ret = mb_probe(ifindex, queue);
+		if (ret >= 0)
+			answer = ret;
+		else
+			AF_XDP_LOG(DEBUG, "AF_XDP multi-buffer: a bind to queue %u of ifindex %d cannot say (%s): the kernel's BTF is asked",
+				   queue, ifindex, strerror(-ret));
 	}
+	ret = answer;
 	pthread_mutex_unlock(&lock);
-	return multi_buffer;
+	if (ret >= 0) {
+		*why = ret ? AF_XDP_KERNEL_MB_BIND_TOOK : AF_XDP_KERNEL_MB_BIND_REFUSED;
+		return ret;
+	}
+	*why = btf_multi_buffer() ? AF_XDP_KERNEL_MB_BTF_HAS : AF_XDP_KERNEL_MB_BTF_LACKS;
+	return *why == AF_XDP_KERNEL_MB_BTF_HAS;
+}
+
+const char *
+af_xdp_kernel_mb_why_name(enum af_xdp_kernel_mb_why why)
+{
+	static const char * const names[] = {
+		[AF_XDP_KERNEL_MB_BIND_TOOK] = "bind-took-xdp-use-sg",
+		[AF_XDP_KERNEL_MB_BIND_REFUSED] = "bind-refused-xdp-use-sg",
+		[AF_XDP_KERNEL_MB_BTF_HAS] = "btf-has-sg",
+		[AF_XDP_KERNEL_MB_BTF_LACKS] = "btf-lacks-sg",
+	};
+
+	return (unsigned int)why < RTE_DIM(names) ? names[why] : "unknown";
 }
 
 unsigned int

@@ -34,13 +34,27 @@ bool af_xdp_kernel_batched_map_from_btf(const struct btf *btf, struct af_xdp_ker
 /* Everything above on the running kernel, once per process. */
 const struct af_xdp_kernel *af_xdp_kernel_probe(void);
 
+/* How the answer on AF_XDP multi-buffer was found. */
+enum af_xdp_kernel_mb_why {
+	AF_XDP_KERNEL_MB_BIND_TOOK,		/* a bind with XDP_USE_SG succeeded */
+	AF_XDP_KERNEL_MB_BIND_REFUSED,		/* the kernel refused the flag, not the bind */
+	AF_XDP_KERNEL_MB_BTF_HAS,		/* no bind could say: struct xdp_sock.sg */
+	AF_XDP_KERNEL_MB_BTF_LACKS,
+};
+
 /*
  * AF_XDP multi-buffer (XDP_USE_SG, Linux 6.6): frames of several
- * descriptors.  Asked of the kernel's BTF (struct xdp_sock has its sg
- * member), once per process; binding says it for sure (af_xdp_socket.c
- * falls back without the flag).
+ * descriptors.  Asked by doing it: a socket on a UMEM of one page, bound
+ * in copy mode with XDP_USE_SG to queue `queue` of interface `ifindex`,
+ * then closed (copy mode's answer is the kernel's, whatever the
+ * interface).  Where no bind can say (the queue taken by another socket,
+ * no memory to lock), the kernel's BTF does (struct xdp_sock's sg).  The
+ * first answer a bind gave holds for the process.  *why says how.
  */
-bool af_xdp_kernel_multi_buffer(void);
+bool af_xdp_kernel_multi_buffer(int ifindex, uint32_t queue, enum af_xdp_kernel_mb_why *why);
+
+/* The state block's word for why. */
+const char *af_xdp_kernel_mb_why_name(enum af_xdp_kernel_mb_why why);
 
 /* On any BTF: whether struct xdp_sock has the member sg. */
 bool af_xdp_kernel_multi_buffer_from_btf(const struct btf *btf);

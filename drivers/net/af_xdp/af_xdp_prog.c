@@ -363,7 +363,8 @@ static int
 attach_opened(struct af_xdp_port *port, struct af_xdp_prog_attachment *att)
 {
 	if (att->origin == PROG_BUILTIN && port->rx_meta != 0)
-		return af_xdp_builtin_attach_bound(port, att->obj, &att->prog);
+		return af_xdp_rx_offload_attach(port, att->obj, af_xdp_builtin_name(port),
+						&att->prog);
 	return af_xdp_libxdp_attach(att->prog, port->ifindex, libxdp_mode(port->args.mode));
 }
 

@@ -9,6 +9,16 @@
  * and the Rx checksum offloads, which every port offers (the burst checks
  * IPv4 headers: af_xdp_rx_ipv4_cksum()).
  *
+ * What a port offers is what the kernel accepts, not what it advertises:
+ * netlink's xdp-rx-metadata-features says which functions the interface
+ * implements, and the program that calls them, bound to the interface as
+ * the port would run it, is loaded once at probe.  A kernel may list a
+ * function and still refuse the program (a verifier that forbids
+ * bpf_xdp_adjust_meta, a kernel without the functions in its BTF): then
+ * none is offered, so that an application never configures an offload the
+ * port then fails to start with.  The state block says what was tried and
+ * what the verifier refused.
+ *
  * A device-bound program runs only in native mode and only alone: libxdp
  * 1.3.1 cannot load its dispatcher bound to a device (1.6.0 can), and an
  * extension program inherits its target's binding.  So a port with Rx
@@ -21,50 +31,163 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <sys/socket.h>
+#include <sys/stat.h>
 
 #include <linux/if_link.h>
 
 #include <bpf/bpf.h>
-#include <bpf/btf.h>
 
 #include <rte_errno.h>
 #include <rte_mbuf_dyn.h>
+#include <rte_string_fns.h>
 
 #include "af_xdp_bpf_abi.h"
+#include "af_xdp_builtin.h"
 #include "af_xdp_iface.h"
 #include "af_xdp_libxdp.h"
 #include "af_xdp_rx_offload.h"
 
-/* Whether the running kernel has both metadata functions, asked of its BTF once. */
-static bool
-kernel_has_kfuncs(void)
-{
-	static int has = -1;
-	struct btf *btf;
+/*
+ * What the kernel accepted of the Rx-metadata program on one interface:
+ * asked by loading the program itself (af_xdp_builtin_try_bound()), once
+ * per interface and network namespace (and redirect: afxdp_meta_dir calls
+ * a helper of its own), however many ports of the process are on it.
+ */
+struct meta_probe {
+	dev_t netns_dev;
+	ino_t netns_ino;
+	int ifindex;
+	enum af_xdp_redirect redirect;
+	uint32_t asked;			/* AF_XDP_RX_META_*: what the interface has */
+	uint32_t passed;		/* asked where the program loads, else 0 */
+	int err;			/* the load's error, 0 if none */
+	char refused[AF_XDP_RX_REFUSED_LEN];	/* and what the verifier named */
+};
 
-	if (has >= 0)
-		return has;
-	btf = btf__load_vmlinux_btf();
-	has = btf != NULL &&
-	      btf__find_by_name_kind(btf, "bpf_xdp_metadata_rx_hash", BTF_KIND_FUNC) > 0 &&
-	      btf__find_by_name_kind(btf, "bpf_xdp_metadata_rx_vlan_tag", BTF_KIND_FUNC) > 0;
-	btf__free(btf);
-	return has;
+#define META_PROBES_MAX 32
+
+static struct meta_probe meta_probes[META_PROBES_MAX];
+static unsigned int nb_meta_probes;
+static pthread_mutex_t meta_probe_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/*
+ * The program fetching what the interface has, loaded once as the port
+ * would run it (with the tag's reinsertion, which the port runs when it
+ * fetches the tag for nothing else): all of it is offered, or none.  The
+ * values are chosen by a constant the verifier folds, so every call of
+ * the program is in each choice's instructions: a kernel that refuses one
+ * of them (bpf_xdp_adjust_meta, a kernel function missing from its BTF)
+ * refuses every choice alike.
+ */
+static void
+probe_meta(const struct af_xdp_port *port, struct meta_probe *p)
+{
+	uint32_t want = p->asked;
+
+	if (want & AF_XDP_RX_META_VLAN)
+		want |= AF_XDP_RX_META_VLAN_INLINE;
+	p->err = af_xdp_builtin_try_bound(port, want, p->refused, sizeof(p->refused));
+	p->passed = p->err == 0 ? p->asked : 0;
+	if (p->err != 0)
+		AF_XDP_PORT_LOG(NOTICE, port,
+				"Rx offloads: the kernel refuses the built-in program that fetches %s from %s's XDP metadata (%s%s%s): none of them offered",
+				af_xdp_rx_meta_names(p->asked), port->args.iface,
+				af_xdp_lib_strerror(p->err),
+				p->refused[0] != '\0' ? ", the verifier refuses " : "", p->refused);
 }
 
-/* The Rx metadata offloads the port can offer, or 0; *why. */
-static uint64_t
-rx_meta_capa(const struct af_xdp_port *port, const struct af_xdp_netdev_features *f,
+/* The network namespace the process is in: the interface's. */
+static void
+netns_of_process(dev_t *dev, ino_t *ino)
+{
+	struct stat st;
+
+	*dev = 0;
+	*ino = 0;
+	if (stat("/proc/self/ns/net", &st) == 0) {
+		*dev = st.st_dev;
+		*ino = st.st_ino;
+	}
+}
+
+/* The answer for asked on the port's interface: probed now, or earlier. */
+static struct meta_probe
+meta_probe(const struct af_xdp_port *port, uint32_t asked)
+{
+	struct meta_probe key = { .ifindex = port->ifindex, .redirect = port->redirect,
+				  .asked = asked };
+	unsigned int i;
+
+	netns_of_process(&key.netns_dev, &key.netns_ino);
+	pthread_mutex_lock(&meta_probe_lock);
+	for (i = 0; i < nb_meta_probes; i++) {
+		const struct meta_probe *p = &meta_probes[i];
+
+		if (p->netns_dev == key.netns_dev && p->netns_ino == key.netns_ino &&
+		    p->ifindex == key.ifindex && p->redirect == key.redirect &&
+		    p->asked == key.asked) {
+			key = *p;
+			goto out;
+		}
+	}
+	probe_meta(port, &key);
+	/* A full table probes again: the answer is the same, only slower. */
+	if (nb_meta_probes < META_PROBES_MAX)
+		meta_probes[nb_meta_probes++] = key;
+out:
+	pthread_mutex_unlock(&meta_probe_lock);
+	return key;
+}
+
+/* The AF_XDP_RX_META_* values the interface has, netlink says: the stamp is the program's own. */
+static uint32_t
+iface_meta(const struct af_xdp_netdev_features *f, enum af_xdp_rx_capa_why *why)
+{
+	uint32_t listed;
+
+	if (!f->xdp_rx_metadata_known) {
+		*why = AF_XDP_RX_CAPA_IFACE_UNKNOWN;
+		return AF_XDP_RX_META_TIMESTAMP;
+	}
+	listed = ((f->xdp_rx_metadata & NETDEV_GENL_XDP_RX_METADATA_HASH) ?
+		  AF_XDP_RX_META_HASH : 0) |
+		 ((f->xdp_rx_metadata & NETDEV_GENL_XDP_RX_METADATA_VLAN_TAG) ?
+		  AF_XDP_RX_META_VLAN : 0);
+	*why = listed != 0 ? AF_XDP_RX_CAPA_IFACE_KFUNCS : AF_XDP_RX_CAPA_IFACE_LACKS_KFUNCS;
+	return listed | AF_XDP_RX_META_TIMESTAMP;
+}
+
+/* Why the kernel did not load all of it: its verifier, libbpf, or our privileges. */
+static enum af_xdp_rx_capa_why
+refusal_why(const struct meta_probe *p)
+{
+	if (strcmp(p->refused, "unknown") != 0)
+		return AF_XDP_RX_CAPA_KERNEL_REFUSED;
+	/* libbpf found no kernel function of that name in the kernel's BTF. */
+	if (p->err == -ESRCH)
+		return AF_XDP_RX_CAPA_KERNEL_LACKS_KFUNCS;
+	if (p->err == -EPERM)
+		return AF_XDP_RX_CAPA_NOT_PERMITTED;
+	return AF_XDP_RX_CAPA_KERNEL_REFUSED;
+}
+
+/*
+ * The Rx metadata the port can offer (AF_XDP_RX_META_*), or 0, and why:
+ * what the interface has, of which what the kernel loads.
+ */
+static uint32_t
+rx_meta_capa(struct af_xdp_port *port, const struct af_xdp_netdev_features *f,
 	     enum af_xdp_rx_capa_why *why)
 {
 	const struct af_xdp_devargs *a = &port->args;
-	uint64_t capa;
+	struct meta_probe p;
 
 	if (a->xdp_prog[0] != '\0' || a->use_cni || a->use_pinned_map) {
 		*why = AF_XDP_RX_CAPA_NOT_BUILTIN;
@@ -74,27 +197,31 @@ rx_meta_capa(const struct af_xdp_port *port, const struct af_xdp_netdev_features
 		*why = AF_XDP_RX_CAPA_NOT_NATIVE;
 		return 0;
 	}
-	if (!kernel_has_kfuncs()) {
-		*why = AF_XDP_RX_CAPA_KERNEL_LACKS_KFUNCS;
-		return 0;
+	port->rx_meta_probed = iface_meta(f, why);
+	p = meta_probe(port, port->rx_meta_probed);
+	if (p.err != 0) {
+		*why = refusal_why(&p);
+		if (*why == AF_XDP_RX_CAPA_KERNEL_REFUSED)
+			strlcpy(port->rx_meta_refused, p.refused, sizeof(port->rx_meta_refused));
 	}
-	if (!f->xdp_rx_metadata_known) {
-		*why = AF_XDP_RX_CAPA_IFACE_UNKNOWN;
-		return RTE_ETH_RX_OFFLOAD_TIMESTAMP;
-	}
-	capa = ((f->xdp_rx_metadata & NETDEV_GENL_XDP_RX_METADATA_HASH) ?
-		RTE_ETH_RX_OFFLOAD_RSS_HASH : 0) |
-	       ((f->xdp_rx_metadata & NETDEV_GENL_XDP_RX_METADATA_VLAN_TAG) ?
-		RTE_ETH_RX_OFFLOAD_VLAN_STRIP : 0);
-	*why = capa != 0 ? AF_XDP_RX_CAPA_IFACE_KFUNCS : AF_XDP_RX_CAPA_IFACE_LACKS_KFUNCS;
-	/* The program's own stamp: whatever the interface implements. */
-	return capa | RTE_ETH_RX_OFFLOAD_TIMESTAMP;
+	return p.passed;
+}
+
+uint64_t
+af_xdp_rx_meta_offloads(uint32_t meta)
+{
+	return ((meta & AF_XDP_RX_META_HASH) ? RTE_ETH_RX_OFFLOAD_RSS_HASH : 0) |
+	       ((meta & AF_XDP_RX_META_VLAN) ? RTE_ETH_RX_OFFLOAD_VLAN_STRIP : 0) |
+	       ((meta & AF_XDP_RX_META_TIMESTAMP) ? RTE_ETH_RX_OFFLOAD_TIMESTAMP : 0);
 }
 
 void
 af_xdp_rx_offload_probe(struct af_xdp_port *port, const struct af_xdp_netdev_features *f)
 {
-	port->rx_meta_capa = rx_meta_capa(port, f, &port->rx_meta_capa_why);
+	port->rx_meta_probed = 0;
+	port->rx_meta_refused[0] = '\0';
+	port->rx_meta_capa = af_xdp_rx_meta_offloads(rx_meta_capa(port, f,
+								  &port->rx_meta_capa_why));
 }
 
 uint64_t
@@ -111,6 +238,8 @@ af_xdp_rx_capa_why_name(enum af_xdp_rx_capa_why why)
 		[AF_XDP_RX_CAPA_IFACE_LACKS_KFUNCS] = "iface-lacks-kfuncs",
 		[AF_XDP_RX_CAPA_IFACE_UNKNOWN] = "iface-features-unknown",
 		[AF_XDP_RX_CAPA_KERNEL_LACKS_KFUNCS] = "kernel-lacks-kfuncs",
+		[AF_XDP_RX_CAPA_KERNEL_REFUSED] = "kernel-refused",
+		[AF_XDP_RX_CAPA_NOT_PERMITTED] = "not-permitted",
 		[AF_XDP_RX_CAPA_NOT_NATIVE] = "not-native-mode",
 		[AF_XDP_RX_CAPA_NOT_BUILTIN] = "not-built-in",
 	};

@@ -24,14 +24,6 @@
 #include "af_xdp.h"
 #include "af_xdp_iface.h"
 
-/*
- * Load a program bound to the device prog_ifindex names, not offloaded to it
- * (Linux 6.3; Debian 12's UAPI headers, from 6.1, lack it).
- */
-#ifndef BPF_F_XDP_DEV_BOUND_ONLY
-#define BPF_F_XDP_DEV_BOUND_ONLY (1U << 6)
-#endif
-
 /* The Rx offloads that come from the XDP metadata. */
 #define AF_XDP_RX_META_OFFLOADS (RTE_ETH_RX_OFFLOAD_RSS_HASH | RTE_ETH_RX_OFFLOAD_VLAN_STRIP | \
 				 RTE_ETH_RX_OFFLOAD_TIMESTAMP)
@@ -47,10 +39,14 @@
 /*
  * At probe: the Rx metadata offloads the port can offer
  * (port->rx_meta_capa), and why (port->rx_meta_capa_why), from its devargs,
- * the kernel and what netlink said of the interface (f).  Fixed for the
- * port's life, so the kernel is asked once.
+ * what netlink said the interface has (f, port->rx_meta_probed) and what
+ * of it the kernel loads (port->rx_meta_refused names what it refused).
+ * Fixed for the port's life: the kernel is asked once per interface.
  */
 void af_xdp_rx_offload_probe(struct af_xdp_port *port, const struct af_xdp_netdev_features *f);
+
+/* The Rx offloads that deliver the AF_XDP_RX_META_* values meta. */
+uint64_t af_xdp_rx_meta_offloads(uint32_t meta);
 
 /* The Rx offloads of this file the port offers: metadata and checksums. */
 uint64_t af_xdp_rx_offload_capa(const struct af_xdp_port *port);

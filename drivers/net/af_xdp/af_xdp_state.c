@@ -172,6 +172,7 @@ record_socket(const struct af_xdp_port *port, const struct af_xdp_socket *sock,
 	q->zero_copy = sock->zero_copy;
 	q->multi_buffer = sock->multi_buffer;
 	q->tx_budget = sock->tx_budget;
+	q->tx_meta_len = af_xdp_umem_tx_meta_len(sock->umem);
 	q->umem_registered = af_xdp_umem_fd(sock->umem) == sock->fd;
 	q->umem_own = sock->own_pool != NULL;
 	q->umem_own_why = (uint8_t)(q->umem_own ? port->own_umem_why : AF_XDP_UMEM_WHY_NONE);
@@ -224,7 +225,7 @@ origin_name(const struct af_xdp_devargs *args)
 
 /* The built-in program's redirect, and why: the choice af_xdp_prog_choose_redirect made. */
 static void
-dump_redirect(FILE *f, const struct af_xdp_port *port, const struct af_xdp_kernel *k)
+dump_redirect(FILE *f, const struct af_xdp_port *port)
 {
 	const char *how, *why;
 
@@ -236,7 +237,7 @@ dump_redirect(FILE *f, const struct af_xdp_port *port, const struct af_xdp_kerne
 	case AF_XDP_REDIRECT_MAP:
 		how = "map";
 		why = port->args.redirect == AF_XDP_REDIRECT_MAP ? "asked" :
-		      k->batched_map ? "kernel-batches-map" : "kernel-has-no-direct";
+		      port->kernel_batched_map ? "kernel-batches-map" : "kernel-has-no-direct";
 		break;
 	default:
 		how = "none";
@@ -293,12 +294,10 @@ dump_identity(FILE *f, const struct af_xdp_port *port)
 	fprintf(f, "queues.count = %u\n", port->args.queue_count);
 }
 
-/* The XDP program asked for, the redirect chosen, and what the kernel offers. */
+/* The XDP program asked for, the redirect chosen, and what the kernel offers (found at probe). */
 static void
 dump_xdp_choice(FILE *f, const struct af_xdp_port *port)
 {
-	const struct af_xdp_kernel *k = af_xdp_kernel_probe();
-
 	fprintf(f, "xdp.origin = %s\n", origin_name(&port->args));
 	if (port->args.xdp_prog[0] != '\0')
 		fprintf(f, "xdp.prog_path = %s\n", port->args.xdp_prog);
@@ -306,10 +305,12 @@ dump_xdp_choice(FILE *f, const struct af_xdp_port *port)
 		fprintf(f, "xdp.dp_path = %s\n", port->args.dp_path);
 	fprintf(f, "xdp.attach_mode.asked = %s\n", port->args.mode == AF_XDP_ATTACH_AUTO ?
 		"auto" : af_xdp_attach_mode_name(port->args.mode));
-	dump_redirect(f, port, k);
-	fprintf(f, "kernel.direct_redirect = %s\n", yes_no(k->has_direct));
-	fprintf(f, "kernel.batched_map = %s\n", yes_no(k->batched_map));
-	fprintf(f, "kernel.multi_buffer = %s\n", yes_no(af_xdp_kernel_multi_buffer()));
+	dump_redirect(f, port);
+	fprintf(f, "kernel.direct_redirect = %s\n", yes_no(port->kernel_direct));
+	fprintf(f, "kernel.batched_map = %s\n", yes_no(port->kernel_batched_map));
+	fprintf(f, "kernel.multi_buffer = %s\n", yes_no(port->kernel_multi_buffer));
+	fprintf(f, "kernel.multi_buffer.reason = %s\n",
+		af_xdp_kernel_mb_why_name((enum af_xdp_kernel_mb_why)port->kernel_multi_buffer_why));
 }
 
 /*
@@ -325,6 +326,11 @@ dump_rx_offloads(FILE *f, const struct af_xdp_port *port)
 		af_xdp_rx_meta_names(af_xdp_rx_meta_want(port->rx_meta_capa)));
 	fprintf(f, "rx.offloads.capa.reason = %s\n",
 		af_xdp_rx_capa_why_name(port->rx_meta_capa_why));
+	if (port->rx_meta_probed != 0)
+		fprintf(f, "rx.offloads.capa.probed = %s\n",
+			af_xdp_rx_meta_names(port->rx_meta_probed));
+	if (port->rx_meta_refused[0] != '\0')
+		fprintf(f, "rx.offloads.capa.refused = %s\n", port->rx_meta_refused);
 	fprintf(f, "rx.offloads.implied = %s\n", af_xdp_rx_meta_names(port->rx_meta_implied));
 	fprintf(f, "rx.offloads = %s\n", af_xdp_rx_meta_names(port->rx_meta));
 	fprintf(f, "rx.cksum = %s\n", port->rx_cksum ? "ipv4" : "none");
@@ -428,6 +434,21 @@ dump_tx_budget(FILE *f, uint16_t i, const struct af_xdp_state_queue *q)
 		fprintf(f, "queue.%u.tx_skb_budget = %u\n", i, q->tx_budget);
 }
 
+/*
+ * Tx metadata (the L4 checksums left to the kernel): registered with the
+ * UMEM, or not because tx_csum=sw asked for none or the kernel refused it
+ * (XDP_UMEM_TX_METADATA_LEN, Linux 6.11+; the driver computes them then).
+ */
+static void
+dump_tx_metadata(FILE *f, uint16_t i, const struct af_xdp_port *port,
+		 const struct af_xdp_state_queue *q)
+{
+	fprintf(f, "queue.%u.tx_metadata = %s\n", i, yes_no(q->tx_meta_len != 0));
+	fprintf(f, "queue.%u.tx_metadata.reason = %s\n", i,
+		q->tx_meta_len != 0 ? "registered" :
+		port->args.tx_csum == AF_XDP_TX_CSUM_SW ? "tx-csum-sw" : "kernel-refused");
+}
+
 /* Queue index i's socket: fd is its descriptor in this process, -1 if none. */
 static void
 dump_queue(FILE *f, struct rte_eth_dev *dev, uint16_t i, int fd)
@@ -446,6 +467,7 @@ dump_queue(FILE *f, struct rte_eth_dev *dev, uint16_t i, int fd)
 	fprintf(f, "queue.%u.ring.tx = %u\n", i, q->ring_tx);
 	fprintf(f, "queue.%u.ring.completion = %u\n", i, q->ring_comp);
 	dump_tx_budget(f, i, q);
+	dump_tx_metadata(f, i, port, q);
 	fprintf(f, "queue.%u.umem.chunk_size = %u\n", i, q->chunk_size);
 	fprintf(f, "queue.%u.umem.headroom = %u\n", i, AF_XDP_PACKET_HEADROOM);
 	fprintf(f, "queue.%u.umem.frame_max = %u\n", i, q->frame_max);

@@ -47,6 +47,7 @@ struct af_xdp_state_queue {
 	uint32_t netdev_queue;
 	uint32_t ring_rx, ring_fill, ring_tx, ring_comp;
 	uint32_t tx_budget;		/* XDP_MAX_TX_SKB_BUDGET set; 0: the kernel's default */
+	uint32_t tx_meta_len;		/* Tx metadata the UMEM was registered with; 0: none */
 	bool zero_copy;
 	bool multi_buffer;
 	bool umem_registered;		/* this socket registered the UMEM; else joined it */

@@ -6,32 +6,7 @@
 #define AF_XDP_UMEM_H
 
 #include "af_xdp.h"
-
-/*
- * What XDP_UMEM_REG reads, field for field, as include/uapi/linux/if_xdp.h
- * of Linux 6.8 to 6.18 has it, with the padding of older headers named:
- * Debian 12's header (6.1) ends at flags, and its 4 bytes of trailing
- * padding are where 6.8+ reads tx_metadata_len (6.8-6.10 use it even
- * without XDP_UMEM_TX_METADATA_LEN, the flag 6.11 added to ask for it), so
- * a pad left uninitialised reserves Tx metadata in every chunk or fails
- * the registration with EINVAL.  Fill it whole, from zero.
- *
- * Its size is the one to pass, on every kernel: each copies its own
- * struct's size when optlen reaches it and only the first four fields
- * (addr to headroom, 24 bytes) when optlen is shorter, and from 5.4, which
- * added flags, to 6.18 that struct is 32 bytes (flags plus padding, then
- * flags plus tx_metadata_len).  So no kernel refuses 32 bytes, and a
- * shorter struct would not fall back gracefully: it would drop flags, and
- * with it the unaligned chunks the UMEM is made of.
- */
-struct af_xdp_umem_reg {
-	uint64_t addr;			/* start of the area */
-	uint64_t len;			/* its length */
-	uint32_t chunk_size;
-	uint32_t headroom;		/* the kernel's headroom before each frame */
-	uint32_t flags;			/* XDP_UMEM_*, 5.4+ */
-	uint32_t tx_metadata_len;	/* Tx metadata before each frame, 6.8+ */
-};
+#include "af_xdp_uapi.h"
 
 /*
  * Where the UMEM lies in mempool mp and how chunk addresses map to mbufs.
