@@ -15,8 +15,8 @@ the veths) are removed whatever happens (afxdp_test's topology and clean-up
 stack, on PYTHONPATH).
 
 Whatever the kernel allows, the same exact counts hold.  The test asks the
-kernel once whether it runs live frames (afxdp_test.bpf.live_frames(), by
-doing it), and every case that used them runs the generator's default,
+kernel once whether it runs live frames (afxdp_test.kernel.live_frames_refusal(),
+by doing it), and every case that used them runs the generator's default,
 --method auto, which must then name live frames, or AF_XDP with the
 kernel's reason; and runs again with live frames refused on demand
 (afxdp_test.faults: the fault library preloaded, AFXDP_REFUSE_LIB), which
@@ -36,7 +36,7 @@ import subprocess
 import sys
 import time
 
-from afxdp_test import bpf, env, faults, frames, reap, topo
+from afxdp_test import env, faults, frames, kernel, reap, topo
 
 SKIP = 77
 GEN_MAGIC = 0x7847454E
@@ -681,7 +681,7 @@ def main():
         if why:
             print("SKIP: %s" % why)
             return SKIP
-        LIVE_REFUSED = bpf.live_frames()
+        LIVE_REFUSED = kernel.live_frames_refusal()
         print("kernel %s: live frames %s" % (os.uname().release, "refused: " + LIVE_REFUSED
                                             if LIVE_REFUSED else "run"), flush=True)
     try:
