@@ -175,8 +175,31 @@ def busy_poll_refusal():
 
 
 def multi_buffer():
-    """Whether the kernel's struct xdp_sock has AF_XDP multi-buffer's sg (Linux 6.6)."""
+    """Whether the kernel has AF_XDP multi-buffer (XDP_USE_SG, Linux 6.6): its
+    struct xdp_sock has the member sg. The tests' own answer, so that a
+    driver that stops asking the kernel fails rather than skips."""
     return "sg" in bpf.btf_struct_members("xdp_sock")
+
+
+XDP_TX_RING, XDP_MAX_TX_SKB_BUDGET = 3, 9
+
+
+def tx_budget_refusal():
+    """None where an AF_XDP socket with a Tx ring takes XDP_MAX_TX_SKB_BUDGET
+    (Linux 6.17), else the error."""
+    fd = env.libc.socket(AF_XDP, socket.SOCK_RAW | socket.SOCK_CLOEXEC, 0)
+    if fd < 0:
+        return "no AF_XDP socket: %s" % os.strerror(ctypes.get_errno())
+    try:
+        size, budget = ctypes.c_uint(64), ctypes.c_uint(32)
+        if env.libc.setsockopt(fd, SOL_XDP, XDP_TX_RING, ctypes.byref(size),
+                               ctypes.sizeof(size)) != 0:
+            return "no Tx ring: %s" % os.strerror(ctypes.get_errno())
+        ret = env.libc.setsockopt(fd, SOL_XDP, XDP_MAX_TX_SKB_BUDGET, ctypes.byref(budget),
+                                  ctypes.sizeof(budget))
+        return None if ret == 0 else os.strerror(ctypes.get_errno())
+    finally:
+        os.close(fd)
 
 
 def bpffs_mounted(path="/sys/fs/bpf"):

@@ -302,14 +302,10 @@ def tx_checksums(t, net):
             t.quit_testpmd(tp, net)
 
 
-def kernel_has_multi_buffer():
-    major, minor = (int(x) for x in os.uname().release.split(".")[:2])
-    return (major, minor) >= (6, 6)
-
-
 def jumbo_if_multi_buffer(t, net):
-    if not kernel_has_multi_buffer():
-        raise env.Skip("kernel %s has no AF_XDP multi-buffer (Linux 6.6)" % os.uname().release)
+    if not kernel.multi_buffer():
+        raise env.Skip("kernel %s has no AF_XDP multi-buffer (no struct xdp_sock.sg in its "
+                       "BTF)" % os.uname().release)
     jumbo(t, net)
 
 

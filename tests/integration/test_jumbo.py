@@ -49,7 +49,7 @@ import collections
 import os
 import re
 
-from afxdp_test import cycles, env, hosts, runner, state, testpmd, topo, traffic
+from afxdp_test import cycles, env, hosts, kernel, runner, state, testpmd, topo, traffic
 
 MTU = 9000
 APP = ["--enable-scatter", "--max-pkt-len=%d" % (MTU + 14), "--tx-offloads=0x8000"]
@@ -80,14 +80,6 @@ COMBO_FRAMES = 20
 
 def zero_copy_run():
     return env.socket_mode() == "zero-copy"
-
-
-def kernel_has_multi_buffer():
-    """AF_XDP multi-buffer came with Linux 6.6. The driver asks the kernel
-    itself; the test goes by the version, so that a driver that stops
-    asking fails here rather than skips."""
-    major, minor = (int(x) for x in os.uname().release.split(".")[:2])
-    return (major, minor) >= (6, 6)
 
 
 def require_multi_buffer(t, tp, ports=(0,)):
@@ -274,9 +266,9 @@ def main(t):
     if env.is_stock():
         raise env.Skip("Debian's stock net_af_xdp has no AF_XDP multi-buffer: it refuses an "
                        "MTU above one chunk (an upstream limit)")
-    if not kernel_has_multi_buffer():
-        raise env.Skip("kernel %s has no AF_XDP multi-buffer (XDP_USE_SG, Linux 6.6)"
-                       % os.uname().release)
+    if not kernel.multi_buffer():
+        raise env.Skip("kernel %s has no AF_XDP multi-buffer (XDP_USE_SG: no struct "
+                       "xdp_sock.sg in its BTF)" % os.uname().release)
     copy_boot = env.socket_mode() == "copy"
     with topo.Topology() as net:
         rxonly(t, net)

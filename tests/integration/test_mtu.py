@@ -37,7 +37,7 @@ the peer's MTU).
 import os
 import re
 
-from afxdp_test import env, runner, state, testpmd, topo, traffic
+from afxdp_test import env, kernel, runner, state, testpmd, topo, traffic
 
 # Below any driver's maximum with testpmd's default 2176-byte mbufs.
 ACCEPTED = [1400, 1280, 1500]
@@ -161,13 +161,6 @@ def stopped_port(t, tp, port, advertised):
     t.check("Fail to start port" not in out, "port start at MTU 1500", out)
 
 
-def kernel_has_multi_buffer():
-    """AF_XDP multi-buffer came with Linux 6.6 (by the version: a driver that
-    stops asking the kernel fails here rather than skips)."""
-    major, minor = (int(x) for x in os.uname().release.split(".")[:2])
-    return (major, minor) >= (6, 6)
-
-
 def binding(tp):
     st = state.read(tp)
     return (st.get("frame.multi_buffer"), st.get("frame.multi_buffer.reason"),
@@ -242,9 +235,10 @@ def main(t):
             set_mtu(tp, 1500)
             t.quit_testpmd(tp, net)
 
-        if env.is_stock() or not kernel_has_multi_buffer():
+        if env.is_stock() or not kernel.multi_buffer():
             env.log("SKIP (part): step 5 needs our driver and the kernel's AF_XDP "
-                    "multi-buffer (Linux 6.6; this is %s)" % os.uname().release)
+                    "multi-buffer (no struct xdp_sock.sg in the BTF of %s)"
+                    % os.uname().release)
         else:
             scatter_port(t, net, dut, port, peer, vdev)
 

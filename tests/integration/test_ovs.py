@@ -52,12 +52,12 @@ and two dpdk ports, net_af_xdp0/1 on p0/p1, between the hosts a and b.
    left on them.
 """
 
-import os
 import re
 import time
 import types
 
-from afxdp_test import cleanup, env, hosts, hugepages, ovs, runner, state, testpmd, topo
+from afxdp_test import (cleanup, env, hosts, hugepages, kernel, ovs, runner, state, testpmd,
+                        topo)
 
 HUGEPAGES = 300              # dpdk-socket-mem 512 MB plus EAL's own
 MTU = 2500                   # OVS's mempool: 3200-byte data room, frames up to 2944
@@ -131,15 +131,10 @@ def tcp_mb():
     return VM_TCP_MB if env.socket_mode() else hosts.FILE_MB
 
 
-def multi_buffer():
-    major, minor = (int(x) for x in os.uname().release.split(".")[:2])
-    return (major, minor) >= (6, 6)
-
-
 def too_big(t, o, names, ports, a, b, hosts_ifc, prefix):
     start = len(o.log())
     set_mtu(o, names, TOO_BIG)
-    if multi_buffer():
+    if kernel.multi_buffer():
         wait_mtu(t, o, names, TOO_BIG, "frames of two chunks (multi-buffer)")
         wait_up(t, o, names, "at MTU %d" % TOO_BIG)
         check_sockets(t, prefix, ports, "at MTU %d" % TOO_BIG, True)

@@ -31,7 +31,7 @@ import os
 import subprocess
 import time
 
-from afxdp_test import cleanup, dpdk_output, env, runner, testpmd, topo, traffic
+from afxdp_test import cleanup, dpdk_output, env, kernel, runner, testpmd, topo, traffic
 
 SIZES = [60, 128, 1000]
 BURSTS = 2                  # arm, sleep, wake: again after a gap
@@ -328,16 +328,10 @@ def main(t):
     jumbo(t)
 
 
-def kernel_has_multi_buffer():
-    """AF_XDP multi-buffer (XDP_USE_SG) came with Linux 6.6."""
-    release = os.uname().release.split("-")[0].split(".")
-    return tuple(int(x) for x in release[:2]) >= (6, 6)
-
-
 def jumbo(t):
-    if not kernel_has_multi_buffer():
-        env.log("SKIP (part): MTU 9000: this kernel (%s) has no AF_XDP multi-buffer (6.6)"
-                % os.uname().release)
+    if not kernel.multi_buffer():
+        env.log("SKIP (part): MTU 9000: this kernel (%s) has no AF_XDP multi-buffer (no "
+                "struct xdp_sock.sg in its BTF)" % os.uname().release)
         return
     with topo.Topology() as net:
         dut, gen = net.netns("dut"), net.netns("gen")

@@ -34,10 +34,9 @@ send buffer.
 """
 
 import os
-import re
 import time
 
-from afxdp_test import bpf, cleanup, env, runner, state, testpmd, topo
+from afxdp_test import bpf, cleanup, env, kernel, runner, state, testpmd, topo
 
 BURST = 64               # testpmd's Tx burst: 2 calls at the kernel's default budget
 TXD = 1024               # Tx ring: the raised budget
@@ -52,12 +51,6 @@ SLOW_PEER_DEFER, SLOW_PEER_NS = 2 ** 31 - 1, 1000000
 # Measured on the host (6.18): 0.01-0.025 refused kicks per frame sent;
 # 0.6 to 5 when every burst kicked (a 1 or 4 ms timer)
 MAX_REFUSED_PER_FRAME = 1.0 / 8
-
-
-def kernel_has_budget():
-    """Linux 6.17 brought XDP_MAX_TX_SKB_BUDGET."""
-    m = re.match(r"(\d+)\.(\d+)", os.uname().release)
-    return m is not None and (int(m.group(1)), int(m.group(2))) >= (6, 17)
 
 
 def send_window(tp, peer):
@@ -88,7 +81,8 @@ def run(t, net, port, peer, budget_arg):
                    q.get("tx_skb_budget")))
         t.equal(block.get("tx_budget"), budget_arg or "auto", "the state's devarg tx_budget")
         zero_copy = q.get("mode") == "zero-copy"
-        raised = kernel_has_budget() and not zero_copy and budget_arg != "kernel"
+        raised = (kernel.tx_budget_refusal() is None and not zero_copy
+                  and budget_arg != "kernel")
         if zero_copy:
             t.equal(q.get("tx_skb_budget"), "none", "queue.0.tx_skb_budget in zero-copy")
         elif raised:

@@ -27,10 +27,9 @@ is copied into one UMEM mbuf.
    no copies).
 """
 
-import os
 import time
 
-from afxdp_test import env, runner, state, testpmd, topo
+from afxdp_test import env, kernel, runner, state, testpmd, topo
 
 SHORT = [64, 32, 32]
 LONG = [1024, 1024, 100]
@@ -40,15 +39,8 @@ SETTLE = 0.5
 BIG_MTU = 3000               # frames of 3014 bytes: two chunks of 2176-byte mbufs
 
 
-def multi_buffer():
-    """AF_XDP multi-buffer came with Linux 6.6 (the test goes by the version,
-    so that a driver that stops using it fails here)."""
-    major, minor = (int(x) for x in os.uname().release.split(".")[:2])
-    return (major, minor) >= (6, 6)
-
-
 def seg_limits():
-    if multi_buffer():
+    if kernel.multi_buffer():
         with open("/proc/sys/net/core/max_skb_frags") as f:
             n = str(int(f.read()) + 1)
     else:
@@ -143,7 +135,7 @@ def main(t):
             peer.ip("link", "set", "dev", peer.name, "mtu", "1500")
 
             short_chains(t, tp, peer, "after the long ones")
-            if multi_buffer() and not env.is_stock():
+            if kernel.multi_buffer() and not env.is_stock():
                 long_chains_multi_buffer(t, tp, port, peer)
             t.quit_testpmd(tp, net)
 
