@@ -13,6 +13,8 @@
 
 #include <rte_cpuflags.h>
 #include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_malloc.h>
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 
@@ -829,6 +831,91 @@ test_copy_burst(void)
 	rte_mempool_free(app);
 }
 
+/* The multi-buffer burst, each frame with an RSS hash as the bound program gives it. */
+static uint16_t
+rx_burst_mb_hash(void *queue, struct rte_mbuf **bufs, uint16_t nb_pkts)
+{
+	uint16_t n = rx_burst_mb_fn(queue, bufs, nb_pkts), i;
+
+	for (i = 0; i < n; i++) {
+		bufs[i]->ol_flags |= RTE_MBUF_F_RX_RSS_HASH;
+		bufs[i]->hash.rss = 0x5eed0000u + i;
+	}
+	return n;
+}
+
+/*
+ * The application's mempool of pinned external buffers (testpmd
+ * --mp-alloc=xbuf, the reason a queue gets the driver's UMEM): every
+ * mbuf the copy burst hands over, head and segments, still says its
+ * buffer is external (RTE_MBUF_F_EXTERNAL, which rte_pktmbuf_reset()
+ * keeps), beside the flags of the receive; so does every mbuf of the pool
+ * once they are all back.  Without the flag, a clone or attach of the
+ * head would take it for a direct mbuf and write a reference count into
+ * the pinned memory.  (RTE_MBUF_HAS_PINNED_EXTBUF() reads the pool's
+ * flags, not the mbuf's: it cannot tell.)
+ */
+static void
+test_copy_burst_pinned_extbuf(void)
+{
+	static const uint32_t lens[] = { 60, 1500, 3000 };
+	const unsigned int nb_app = 256;
+	struct rte_pktmbuf_extmem ext = { .elt_size = APP_ROOM + RTE_PKTMBUF_HEADROOM };
+	struct rte_mbuf *bufs[16], *all[256];
+	struct rte_mempool *app;
+	unsigned int got_all = 0, i;
+	struct rx_env e;
+
+	ext.buf_len = RTE_ALIGN_CEIL((size_t)nb_app * ext.elt_size, 4096);
+	ext.buf_ptr = rte_zmalloc("rx_copy_ext", ext.buf_len, 4096);
+	CHECK(ext.buf_ptr != NULL, "external buffer area");
+	if (ext.buf_ptr == NULL)
+		return;
+	ext.buf_iova = rte_malloc_virt2iova(ext.buf_ptr);
+	app = rte_pktmbuf_pool_create_extbuf("rx_copy_ext", nb_app, 0, 0, ext.elt_size,
+					     SOCKET_ID_ANY, &ext, 1);
+	CHECK(app != NULL, "pinned-extbuf mempool: %s", rte_strerror(rte_errno));
+	if (app == NULL) {
+		rte_free(ext.buf_ptr);
+		return;
+	}
+	env_init_mb(&e, 512, POOL_SIZE);
+	e.rxq.app_pool = app;
+	e.rxq.copy_inner = rx_burst_mb_hash;
+	af_xdp_rxq_fill(&e.rxq);
+	CHECK_EQ(deliver(&e, lens, RTE_DIM(lens), 12), 12);
+	while (got_all < 12) {
+		uint16_t got = af_xdp_rx_burst_copy(&e.rxq, bufs, RTE_DIM(bufs));
+
+		if (got == 0)
+			break;
+		for (i = 0; i < got; i++) {
+			const struct rte_mbuf *seg;
+
+			CHECK(RTE_MBUF_HAS_EXTBUF(bufs[i]) && RTE_MBUF_HAS_PINNED_EXTBUF(bufs[i]),
+			      "frame %u: head without RTE_MBUF_F_EXTERNAL (ol_flags 0x%llx)",
+			      got_all + i, (unsigned long long)bufs[i]->ol_flags);
+			CHECK(bufs[i]->ol_flags & RTE_MBUF_F_RX_RSS_HASH,
+			      "frame %u: the receive's RSS hash flag lost", got_all + i);
+			CHECK_EQ(bufs[i]->pkt_len, lens[(got_all + i) % RTE_DIM(lens)]);
+			for (seg = bufs[i]->next; seg != NULL; seg = seg->next)
+				CHECK(RTE_MBUF_HAS_EXTBUF(seg), "frame %u: a segment without it",
+				      got_all + i);
+		}
+		rte_pktmbuf_free_bulk(bufs, got);
+		got_all += got;
+	}
+	CHECK_EQ(got_all, 12);
+	CHECK_EQ(rte_mempool_avail_count(app), nb_app);
+	CHECK_EQ(rte_pktmbuf_alloc_bulk(app, all, nb_app), 0);
+	for (i = 0; i < nb_app; i++)
+		CHECK(RTE_MBUF_HAS_EXTBUF(all[i]), "pool mbuf %u lost its external flag", i);
+	rte_pktmbuf_free_bulk(all, nb_app);
+	env_free(&e);
+	rte_mempool_free(app);
+	rte_free(ext.buf_ptr);
+}
+
 static void
 run_single_descriptor_tests(void)
 {
@@ -893,6 +980,7 @@ main(int argc, char **argv)
 	RUN(test_mb_exhaustion);
 	RUN(test_mb_no_scatter_and_unbind);
 	RUN(test_copy_burst);
+	RUN(test_copy_burst_pinned_extbuf);
 	rte_eal_cleanup();
 	return unit_summary();
 }

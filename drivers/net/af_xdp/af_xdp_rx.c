@@ -384,7 +384,8 @@ copy_frame(const struct af_xdp_rx_queue *rxq, const struct rte_mbuf *in)
 	}
 	head->pkt_len = in->pkt_len;
 	head->port = rxq->port_id;
-	head->ol_flags = in->ol_flags;
+	/* OR-ed: an mbuf of pinned external buffers keeps RTE_MBUF_F_EXTERNAL. */
+	head->ol_flags |= in->ol_flags;
 	head->packet_type = in->packet_type;
 	head->vlan_tci = in->vlan_tci;
 	head->hash.rss = in->hash.rss;
