@@ -26,6 +26,12 @@
  *   test_run        every BPF_PROG_TEST_RUN: EPERM
  *   tx_metadata     XDP_UMEM_REG with XDP_UMEM_TX_METADATA_LEN: EINVAL, as
  *                   before Linux 6.8
+ *   small_umem      XDP_UMEM_REG of a UMEM of one page or less (the
+ *                   driver's probes: is a queue free, does a bind take
+ *                   XDP_USE_SG): ENOBUFS, as under a memlock limit
+ *                   (RLIMIT_MEMLOCK, no CAP_IPC_LOCK) that the port's own
+ *                   UMEMs use up, and a socket another process still holds
+ *                   keeps charged
  *   xdp_use_sg      bind() of an AF_XDP socket with XDP_USE_SG: EINVAL, as
  *                   before Linux 6.6
  *   busy_poll       SO_PREFER_BUSY_POLL, SO_BUSY_POLL_BUDGET: ENOPROTOOPT,
@@ -70,6 +76,7 @@
 #define XDP_USE_SG (1 << 4)
 #endif
 #define UMEM_TX_METADATA_LEN (1 << 2)	/* XDP_UMEM_TX_METADATA_LEN */
+#define SMALL_UMEM 4096			/* a page: the most small_umem refuses */
 #define PREFER_BUSY_POLL 69		/* SO_PREFER_BUSY_POLL */
 #define BUSY_POLL_BUDGET 70		/* SO_BUSY_POLL_BUDGET */
 #ifndef BPF_PSEUDO_KFUNC_CALL
@@ -84,7 +91,7 @@ struct named {
 };
 
 static struct {
-	bool dev_bound, live_frames, test_run, tx_metadata, xdp_use_sg, busy_poll;
+	bool dev_bound, live_frames, test_run, tx_metadata, small_umem, xdp_use_sg, busy_poll;
 	struct named helpers[MAX_NAMED], kfuncs[MAX_NAMED];
 	unsigned int nb_helpers, nb_kfuncs;
 } refused;
@@ -182,6 +189,8 @@ parse(void)
 			refused.test_run = true;
 		else if (strcmp(tok, "tx_metadata") == 0)
 			refused.tx_metadata = true;
+		else if (strcmp(tok, "small_umem") == 0)
+			refused.small_umem = true;
 		else if (strcmp(tok, "xdp_use_sg") == 0)
 			refused.xdp_use_sg = true;
 		else if (strcmp(tok, "busy_poll") == 0)
@@ -308,6 +317,13 @@ setsockopt(int fd, int level, int name, const void *val, socklen_t len)
 	    (((const struct xdp_umem_reg *)val)->flags & UMEM_TX_METADATA_LEN)) {
 		say("tx_metadata", "XDP_UMEM_REG");
 		errno = EINVAL;
+		return -1;
+	}
+	if (refused.small_umem && level == SOL_XDP && name == XDP_UMEM_REG &&
+	    len >= offsetof(struct xdp_umem_reg, len) + sizeof(uint64_t) &&
+	    ((const struct xdp_umem_reg *)val)->len <= SMALL_UMEM) {
+		say("small_umem", "XDP_UMEM_REG");
+		errno = ENOBUFS;
 		return -1;
 	}
 	if (refused.busy_poll && level == SOL_SOCKET &&

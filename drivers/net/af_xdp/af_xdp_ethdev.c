@@ -264,7 +264,8 @@ give_back_held(struct rte_eth_dev *dev, uint16_t i, bool known_free)
 
 	if (kept == NULL && (rxq == NULL || !rxq->held) && (txq == NULL || txq->nb_held == 0))
 		return 0;
-	if (!known_free && af_xdp_queue_free(port->ifindex, port->args.start_queue + i) == 0)
+	/* A probe that cannot run is no answer: af_xdp_queue_wait_free(). */
+	if (!known_free && af_xdp_queue_free(port->ifindex, port->args.start_queue + i) <= 0)
 		return 0;
 	if (txq != NULL)
 		back += af_xdp_txq_free_held(txq);
