@@ -256,6 +256,12 @@ struct af_xdp_tx_queue {
 	 */
 	bool kick_refused;
 	bool csum_by_kernel;		/* L4 checksums left to the kernel: af_xdp_csum.h */
+	/*
+	 * The metadata's flags zeroed in front of every descriptor without a
+	 * request: a zero-copy socket whose UMEM has Tx metadata, which some
+	 * kernels read whatever the options (af_xdp_tx.c).
+	 */
+	bool meta_clear;
 	struct af_xdp_tx_stats stats;
 
 	uint16_t port_id;

@@ -630,7 +630,7 @@ serve_queues(struct rte_eth_dev *dev, uint16_t i, const struct af_xdp_socket *so
 		uint32_t tx_meta_len = af_xdp_umem_tx_meta_len(sock->umem);
 		const char *why;
 
-		af_xdp_txq_bind(txq, &sock->tx, &sock->comp, layout, tx_meta_len,
+		af_xdp_txq_bind(txq, &sock->tx, &sock->comp, layout, tx_meta_len, sock->zero_copy,
 				af_xdp_umem_pool(sock->umem), sock->fd);
 		af_xdp_txq_set_csum(txq, af_xdp_tx_csum_by_kernel(port->args.tx_csum, tx_meta_len,
 								  sock->zero_copy, zc_tx_csum(port),
@@ -756,19 +756,23 @@ set_queue_states(struct rte_eth_dev *dev, uint8_t state)
 /*
  * The checksum build of the transmit burst only when a Tx checksum offload
  * is configured (the queues' can only be the port's: none is per queue),
- * so that the plain one never looks at a frame's flags.  Says once who
- * completes the L4 checksums: queue 0's socket speaks for all, as every
- * socket of the port has the same mode and kernel.
+ * so that the plain one never looks at a frame's flags; the plain one
+ * zeroing the Tx metadata's flags on a zero-copy socket with Tx metadata
+ * (af_xdp_tx.c says which kernels read them).  Says once who completes the
+ * L4 checksums: queue 0's socket speaks for all, as every socket of the
+ * port has the same mode and kernel.
  */
 static void
 select_tx_burst(struct rte_eth_dev *dev)
 {
 	struct af_xdp_port *port = port_of(dev);
 	const struct af_xdp_socket *sock = port->queues[0].sock;
+	const struct af_xdp_tx_queue *txq = txq_at(dev, 0);
 	const char *why;
 
 	if ((dev->data->dev_conf.txmode.offloads & AF_XDP_TX_CSUM_OFFLOADS) == 0) {
-		dev->tx_pkt_burst = af_xdp_tx_burst;
+		dev->tx_pkt_burst = txq != NULL && txq->meta_clear ? af_xdp_tx_burst_meta_clear :
+				    af_xdp_tx_burst;
 		return;
 	}
 	dev->tx_pkt_burst = af_xdp_tx_burst_csum;
