@@ -848,6 +848,15 @@ test_csum_apply(void)
 	CHECK_EQ(meta.request.csum_offset, 16);
 	/* The IPv4 header's checksum is the driver's. */
 	CHECK(rte_raw_cksum(l3_of(m), sizeof(struct rte_ipv4_hdr)) == 0xffff, "IPv4 header checksum");
+	/*
+	 * The field seeded with the pseudo-header's sum, which the kernel sums
+	 * on from, whatever it held (the application skipped
+	 * rte_eth_tx_prepare(): l4_frame() leaves its bytes in the field).
+	 */
+	CHECK(*rte_pktmbuf_mtod_offset(m, const rte_be16_t *, meta.request.csum_start +
+				       meta.request.csum_offset) ==
+	      rte_ipv4_phdr_cksum((const struct rte_ipv4_hdr *)l3_of(m), 0),
+	      "TCP/IPv4 left to the kernel: the field holds the pseudo-header's sum");
 	/* Computed by the driver when asked, whatever the field held. */
 	CHECK_EQ(af_xdp_tx_csum_apply(m, false, &meta), AF_XDP_CSUM_BY_DRIVER);
 	CHECK(l4_verifies(m), "TCP/IPv4 checksum computed");
@@ -866,9 +875,15 @@ test_csum_apply(void)
 	CHECK_EQ(af_xdp_tx_csum_apply(m, true, &meta), AF_XDP_CSUM_BY_DRIVER);
 	CHECK(l4_verifies(m), "UDP/IPv6 checksum computed, padded frame");
 	rte_pktmbuf_trim(m, 6);
+	memset(rte_pktmbuf_mtod_offset(m, uint8_t *, RTE_ETHER_HDR_LEN +
+				       sizeof(struct rte_ipv6_hdr) + 6), 0xee, 2);
 	CHECK_EQ(af_xdp_tx_csum_apply(m, true, &meta), AF_XDP_CSUM_BY_KERNEL);
 	CHECK_EQ(meta.request.csum_start, RTE_ETHER_HDR_LEN + sizeof(struct rte_ipv6_hdr));
 	CHECK_EQ(meta.request.csum_offset, 6);
+	CHECK(*rte_pktmbuf_mtod_offset(m, const rte_be16_t *, meta.request.csum_start +
+				       meta.request.csum_offset) ==
+	      rte_ipv6_phdr_cksum((const struct rte_ipv6_hdr *)l3_of(m), 0),
+	      "UDP/IPv6 left to the kernel: the field holds the pseudo-header's sum");
 	/* A request the check refuses. */
 	m->ol_flags |= RTE_MBUF_F_TX_IP_CKSUM;
 	CHECK_EQ(af_xdp_tx_csum_apply(m, true, &meta), AF_XDP_CSUM_INVALID);
