@@ -17,6 +17,7 @@
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
+#include <rte_ring.h>
 
 #include "af_xdp.h"
 #include "af_xdp_rx.h"
@@ -916,6 +917,94 @@ test_copy_burst_pinned_extbuf(void)
 	rte_free(ext.buf_ptr);
 }
 
+/* A mempool driver that counts its dequeues: a ring, as ring_mp_mc's. */
+static unsigned int counted_dequeues;
+
+static int
+counting_alloc(struct rte_mempool *mp)
+{
+	char name[RTE_RING_NAMESIZE];
+
+	snprintf(name, sizeof(name), "cnt_%.20s", mp->name);
+	mp->pool_data = rte_ring_create(name, rte_align32pow2(mp->size + 1), mp->socket_id, 0);
+	return mp->pool_data == NULL ? -rte_errno : 0;
+}
+
+static void
+counting_free(struct rte_mempool *mp)
+{
+	rte_ring_free(mp->pool_data);
+}
+
+static int
+counting_enqueue(struct rte_mempool *mp, void * const *objs, unsigned int n)
+{
+	return rte_ring_mp_enqueue_bulk(mp->pool_data, objs, n, NULL) == 0 ? -ENOBUFS : 0;
+}
+
+static int
+counting_dequeue(struct rte_mempool *mp, void **objs, unsigned int n)
+{
+	counted_dequeues++;
+	return rte_ring_mc_dequeue_bulk(mp->pool_data, objs, n, NULL) == 0 ? -ENOBUFS : 0;
+}
+
+static unsigned int
+counting_count(const struct rte_mempool *mp)
+{
+	return rte_ring_count(mp->pool_data);
+}
+
+static const struct rte_mempool_ops counting_ops = {
+	.name = "afxdp_counting",
+	.alloc = counting_alloc,
+	.free = counting_free,
+	.enqueue = counting_enqueue,
+	.dequeue = counting_dequeue,
+	.get_count = counting_count,
+};
+
+RTE_MEMPOOL_REGISTER_OPS(counting_ops);
+
+/*
+ * The copy burst takes the mbufs of frames that fit one in one get of the
+ * application's mempool, not one get a frame: 16 such frames, one dequeue
+ * (the pool has no cache, so each get is one); a frame of several mbufs
+ * takes its own.
+ */
+static void
+test_copy_burst_bulk(void)
+{
+	static const uint32_t small[] = { 60, 1000 }, big[] = { 3000 };
+	struct rte_mempool *app = rte_pktmbuf_pool_create_by_ops("rx_copy_cnt", 256, 0, 0,
+								 RTE_PKTMBUF_HEADROOM + APP_ROOM,
+								 SOCKET_ID_ANY, "afxdp_counting");
+	struct rte_mbuf *bufs[32];
+	struct rx_env e;
+
+	CHECK(app != NULL, "counting mempool: %s", rte_strerror(rte_errno));
+	if (app == NULL)
+		return;
+	env_init_mb(&e, 512, POOL_SIZE);
+	e.rxq.app_pool = app;
+	e.rxq.copy_inner = rx_burst_mb_fn;
+	af_xdp_rxq_fill(&e.rxq);
+	CHECK_EQ(deliver(&e, small, RTE_DIM(small), 16), 16);
+	counted_dequeues = 0;
+	CHECK_EQ(af_xdp_rx_burst_copy(&e.rxq, bufs, 32), 16);
+	CHECK(counted_dequeues == 1, "16 frames of one mbuf each: %u gets of the mempool, not 1",
+	      counted_dequeues);
+	rte_pktmbuf_free_bulk(bufs, 16);
+	e.seq_sent = e.seq_seen = 0;
+	CHECK_EQ(deliver(&e, big, RTE_DIM(big), 1), 1);
+	CHECK_EQ(af_xdp_rx_burst_copy(&e.rxq, bufs, 32), 1);
+	CHECK_EQ(bufs[0]->nb_segs, 3);
+	rte_pktmbuf_free(bufs[0]);
+	CHECK_EQ(rte_mempool_avail_count(app), 256);
+	env_free(&e);
+	rte_mempool_free(app);
+}
+
 static void
 run_single_descriptor_tests(void)
 {
@@ -981,6 +1070,7 @@ main(int argc, char **argv)
 	RUN(test_mb_no_scatter_and_unbind);
 	RUN(test_copy_burst);
 	RUN(test_copy_burst_pinned_extbuf);
+	RUN(test_copy_burst_bulk);
 	rte_eal_cleanup();
 	return unit_summary();
 }
