@@ -36,6 +36,9 @@
  *                   before Linux 6.6
  *   busy_poll       SO_PREFER_BUSY_POLL, SO_BUSY_POLL_BUDGET: ENOPROTOOPT,
  *                   as before Linux 5.11
+ *   link_events     bind() of a netlink socket to rtnetlink's link group
+ *                   (RTMGRP_LINK): EPERM, as netlink_bind() answers where
+ *                   the group is not allowed
  *
  * Helper and kernel-function names are resolved to numbers through the
  * running kernel's BTF, as the verifier knows them.  With AFXDP_REFUSE_LOG
@@ -63,6 +66,8 @@
 
 #include <linux/bpf.h>
 #include <linux/if_xdp.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
 
 #include <bpf/btf.h>
 
@@ -91,7 +96,8 @@ struct named {
 };
 
 static struct {
-	bool dev_bound, live_frames, test_run, tx_metadata, small_umem, xdp_use_sg, busy_poll;
+	bool dev_bound, live_frames, test_run, tx_metadata, small_umem, xdp_use_sg, busy_poll,
+	     link_events;
 	struct named helpers[MAX_NAMED], kfuncs[MAX_NAMED];
 	unsigned int nb_helpers, nb_kfuncs;
 } refused;
@@ -195,6 +201,8 @@ parse(void)
 			refused.xdp_use_sg = true;
 		else if (strcmp(tok, "busy_poll") == 0)
 			refused.busy_poll = true;
+		else if (strcmp(tok, "link_events") == 0)
+			refused.link_events = true;
 		else
 			die("unknown fault '%s' in AFXDP_REFUSE", tok);
 	}
@@ -349,6 +357,13 @@ bind(int fd, const struct sockaddr *addr, socklen_t len)
 	    (((const struct sockaddr_xdp *)addr)->sxdp_flags & XDP_USE_SG)) {
 		say("xdp_use_sg", "bind");
 		errno = EINVAL;
+		return -1;
+	}
+	if (refused.link_events && addr != NULL && addr->sa_family == AF_NETLINK &&
+	    len >= sizeof(struct sockaddr_nl) &&
+	    (((const struct sockaddr_nl *)addr)->nl_groups & RTMGRP_LINK)) {
+		say("link_events", "bind");
+		errno = EPERM;
 		return -1;
 	}
 	return real(fd, addr, len);

@@ -836,6 +836,8 @@ use_copy_burst(struct rte_eth_dev *dev)
 	dev->rx_pkt_burst = af_xdp_rx_burst_copy;
 }
 
+static int af_xdp_dev_stop(struct rte_eth_dev *dev);
+
 static int
 af_xdp_dev_start(struct rte_eth_dev *dev)
 {
@@ -880,7 +882,13 @@ af_xdp_dev_start(struct rte_eth_dev *dev)
 	af_xdp_state_started(dev, rx_build);
 	set_queue_states(dev, RTE_ETH_QUEUE_STATE_STARTED);
 	af_xdp_link_update(dev, 0);
-	af_xdp_link_events_start(dev);
+	/* intr_conf.lsc asks for link events: a port that cannot give them does not start. */
+	ret = af_xdp_link_events_start(dev);
+	if (ret != 0) {
+		af_xdp_dev_stop(dev);
+		AF_XDP_PORT_LOG(ERR, port, "start failed; %s is left as it was", port->args.iface);
+		return ret;
+	}
 	return 0;
 }
 
