@@ -70,6 +70,10 @@ records, per source port, the skb hash the sending kernel computed
               runs): the state says rx.vlan reinserted, and every frame
               carries the tag in its bytes (802.1Q ethertype, 4 bytes
               longer), no stripped tci.  A SKIP where the kernel refuses.
+  vlan_join   two ports on queues 0 and 1 of one interface, both with
+              VLAN_STRIP; port 1 restarted without: it does not start (the
+              program strips tags for port 0, port 1's frames would lose
+              them), port 0 runs on.  A SKIP where the kernel refuses.
   timestamp   --enable-rx-timestamp, one queue: every frame carries the
               timestamp dynamic field, within the sender's run in CLOCK_TAI,
               never decreasing.  A SKIP where the kernel refuses.
@@ -294,6 +298,29 @@ def check_vlan_in_band(t, tp, port, peer):
                 "tci) %r" % (what, want))
     t.equal(dict(got), {want: IN_BAND_EACH for _, _, want in IN_BAND.values()},
             "vlan_in_band: every frame shown, as (ethertype, length, stripped tci): count")
+
+
+def check_vlan_join(t, ctx):
+    """Two ports on one interface (queues 0 and 1) share the bound program:
+    one with VLAN_STRIP attaches it, stripping tags into the metadata; the
+    other, restarted without VLAN_STRIP, would get frames with neither the
+    tag in their bytes nor vlan_tci, and does not start."""
+    ctx.need("vlan_strip")
+    port, _ = ctx.net.veth(ctx.dut, ctx.iface(), ctx.gen, ctx.iface("g"), queues=2)
+    vdevs = ["net_af_xdp%d,iface=%s,start_queue=%d,queue_count=1" % (q, port.name, q)
+             for q in (0, 1)]
+    with testpmd.TestPmd(ctx.dut, vdevs, fwd="rxonly",
+                         app_extra=["--rx-offloads=0x%x" % RX_OFFLOAD_VLAN_STRIP]) as tp:
+        t.require((state.read(tp, 0).get("state"), state.read(tp, 1).get("state")) ==
+                  ("started", "started"), "vlan_join: both ports started with VLAN_STRIP")
+        tp.cmd("port stop 1")
+        tp.cmd("port config 1 rx_offload vlan_strip off")
+        tp.cmd("port start 1")
+        t.equal((state.read(tp, 0).get("state"), state.read(tp, 1).get("state"),
+                 state.read(tp, 0).get("rx.offloads")), ("started", "stopped", "vlan_strip"),
+                "vlan_join: port 1 without VLAN_STRIP does not join the program that strips "
+                "for port 0: state of ports 0 and 1, port 0's rx.offloads")
+        t.quit_testpmd(tp, ctx.net)
 
 
 def check_vlan_reinserted(t, tp, port, peer):
@@ -602,6 +629,7 @@ CHECKS = [
     ("refused_kfunc", check_refused_kfunc),
     ("rss_hash", check_rss_hash),
     ("vlan_strip", check_vlan_strip),
+    ("vlan_join", check_vlan_join),
     ("timestamp", check_timestamp),
     ("ipv4_cksum", check_ipv4_cksum),
     ("refusals", check_refusals),
