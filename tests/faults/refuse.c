@@ -344,26 +344,41 @@ setsockopt(int fd, int level, int name, const void *val, socklen_t len)
 	return real(fd, level, name, val, len);
 }
 
+/* The fault a bind() to addr is refused for, and *err its errno; NULL where it goes through. */
+static const char *
+refused_bind(const struct sockaddr *addr, socklen_t len, int *err)
+{
+	if (addr == NULL)
+		return NULL;
+	if (refused.xdp_use_sg && addr->sa_family == AF_XDP &&
+	    len >= sizeof(struct sockaddr_xdp) &&
+	    (((const struct sockaddr_xdp *)addr)->sxdp_flags & XDP_USE_SG)) {
+		*err = EINVAL;
+		return "xdp_use_sg";
+	}
+	if (refused.link_events && addr->sa_family == AF_NETLINK &&
+	    len >= sizeof(struct sockaddr_nl) &&
+	    (((const struct sockaddr_nl *)addr)->nl_groups & RTMGRP_LINK)) {
+		*err = EPERM;
+		return "link_events";
+	}
+	return NULL;
+}
+
 int
 bind(int fd, const struct sockaddr *addr, socklen_t len)
 {
 	static int (*real)(int, const struct sockaddr *, socklen_t);
+	const char *fault;
+	int err = 0;
 
 	if (real == NULL)
 		real = (int (*)(int, const struct sockaddr *, socklen_t))dlsym(RTLD_NEXT, "bind");
 	setup();
-	if (refused.xdp_use_sg && addr != NULL && addr->sa_family == AF_XDP &&
-	    len >= sizeof(struct sockaddr_xdp) &&
-	    (((const struct sockaddr_xdp *)addr)->sxdp_flags & XDP_USE_SG)) {
-		say("xdp_use_sg", "bind");
-		errno = EINVAL;
-		return -1;
-	}
-	if (refused.link_events && addr != NULL && addr->sa_family == AF_NETLINK &&
-	    len >= sizeof(struct sockaddr_nl) &&
-	    (((const struct sockaddr_nl *)addr)->nl_groups & RTMGRP_LINK)) {
-		say("link_events", "bind");
-		errno = EPERM;
+	fault = refused_bind(addr, len, &err);
+	if (fault != NULL) {
+		say(fault, "bind");
+		errno = err;
 		return -1;
 	}
 	return real(fd, addr, len);

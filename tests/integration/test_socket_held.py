@@ -108,28 +108,33 @@ def out_of_pool(tp, pool):
     return m["size"] - m["avail"]
 
 
-def part_rx(t, tp):
-    """Part 1: the fill ring's mbufs of a socket a copy keeps."""
+def part_rx(t, tp, what="", stopped=None, last_stop=True):
+    """Part 1: the fill ring's mbufs of a socket a copy keeps. `what`
+    prefixes the checks; stopped(), the test's own check once stopped with
+    the copy held; last_stop: stop again, every mbuf back."""
     pool = tp.rx_pool()
     started = out_of_pool(tp, pool)
-    t.check(RING - REFILL <= started <= RING, "started: the fill ring's mbufs out of "
-            "mempool %s (%d, ring %d)" % (pool, started, RING))
+    t.check(RING - REFILL <= started <= RING, "%sstarted: the fill ring's mbufs out of "
+            "mempool %s (%d, ring %d)" % (what, pool, started, RING))
 
     copy = copy_of_xsk(tp.proc.pid)
     try:
         tp.cmd("port stop 0")
+        if stopped:
+            stopped()
         held = out_of_pool(tp, pool)
-        t.equal(held, started, "stopped with a copy of the socket held: its mbufs stay "
-                "out of the pool")
+        t.equal(held, started, "%sstopped with a copy of the socket held: its mbufs stay "
+                "out of the pool" % what)
     finally:
         os.close(copy)
 
     tp.cmd("port start 0")
     again = out_of_pool(tp, pool)
-    t.check(RING - REFILL <= again <= RING, "restarted, the copy closed: one fill ring's "
-            "mbufs out of the pool (%d), the held socket's came back" % again)
-    tp.cmd("port stop 0")
-    t.equal(out_of_pool(tp, pool), 0, "stopped: every mbuf back in mempool %s" % pool)
+    t.check(RING - REFILL <= again <= RING, "%srestarted, the copy closed: one fill ring's "
+            "mbufs out of the pool (%d), the held socket's came back" % (what, again))
+    if last_stop:
+        tp.cmd("port stop 0")
+        t.equal(out_of_pool(tp, pool), 0, "stopped: every mbuf back in mempool %s" % pool)
 
 
 def tbf_backlog(gen):
@@ -204,29 +209,14 @@ def part_tx(t, tp, gen, peer):
             "frames the kernel had included" % pool)
 
 
-def part_probe_refused(t, net, dut, port, peer):
+def part_probe_refused(t, net, dut, port):
     """Part 3: the queue's probe refused (ENOBUFS, as under a memlock limit)."""
     with faults.Refusal("small_umem") as r:
         with testpmd.TestPmd(dut, ["net_af_xdp0,iface=%s" % port.name], fwd="rxonly",
                              wrapper=r.wrapper(), label="testpmd[probe refused]") as tp:
-            pool = tp.rx_pool()
-            started = out_of_pool(tp, pool)
-            t.check(RING - REFILL <= started <= RING, "probe refused: started, the fill "
-                    "ring's mbufs out of mempool %s (%d)" % (pool, started))
-            copy = copy_of_xsk(tp.proc.pid)
-            try:
-                tp.cmd("port stop 0")
-                t.check(r.seen("small_umem"), "probe refused: the driver's probe of the "
-                        "queue met the refusal (the fault library's log)", str(r.refused()[:3]))
-                t.equal(out_of_pool(tp, pool), started, "probe refused, stopped with a copy "
-                        "of the socket held: its mbufs stay out of the pool")
-            finally:
-                os.close(copy)
-            tp.cmd("port start 0")
-            again = out_of_pool(tp, pool)
-            t.check(RING - REFILL <= again <= RING, "probe refused, restarted, the copy "
-                    "closed: the new socket bound, one fill ring's mbufs out of the pool (%d)"
-                    % again)
+            part_rx(t, tp, "probe refused: ", last_stop=False, stopped=lambda: t.check(
+                r.seen("small_umem"), "probe refused: the driver's probe of the queue met "
+                "the refusal (the fault library's log)", str(r.refused()[:3])))
             t.quit_testpmd(tp, net)
 
 
@@ -242,7 +232,7 @@ def main(t):
             part_rx(t, tp)
             part_tx(t, tp, gen, peer)
             t.quit_testpmd(tp, net)
-        part_probe_refused(t, net, dut, port, peer)
+        part_probe_refused(t, net, dut, port)
 
 
 if __name__ == "__main__":

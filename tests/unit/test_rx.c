@@ -745,6 +745,16 @@ test_ipv4_cksum(void)
 /* The application's mbufs: 1024 bytes of data each, chains for longer frames. */
 #define APP_ROOM 1024
 
+/* A queue on the driver's UMEM copying into app, inner taking the frames: the fill ring's. */
+static unsigned int
+copy_env_init(struct rx_env *e, struct rte_mempool *app, eth_rx_burst_t inner)
+{
+	env_init_mb(e, 512, POOL_SIZE);
+	e->rxq.app_pool = app;
+	e->rxq.copy_inner = inner;
+	return af_xdp_rxq_fill(&e->rxq);
+}
+
 /*
  * Frames of one to several UMEM chunks, received by the multi-buffer burst
  * into the UMEM's mbufs and copied by af_xdp_rx_burst_copy() into mbufs of
@@ -766,10 +776,7 @@ test_copy_burst(void)
 	struct rx_env e;
 
 	CHECK(app != NULL, "application mempool");
-	env_init_mb(&e, 512, POOL_SIZE);
-	e.rxq.app_pool = app;
-	e.rxq.copy_inner = rx_burst_mb_fn;
-	offered = af_xdp_rxq_fill(&e.rxq);
+	offered = copy_env_init(&e, app, rx_burst_mb_fn);
 	CHECK_EQ(deliver(&e, lens, RTE_DIM(lens), n), n);
 	while (got_all < n) {
 		uint16_t got = af_xdp_rx_burst_copy(&e.rxq, bufs, 16);
@@ -880,10 +887,7 @@ test_copy_burst_pinned_extbuf(void)
 		rte_free(ext.buf_ptr);
 		return;
 	}
-	env_init_mb(&e, 512, POOL_SIZE);
-	e.rxq.app_pool = app;
-	e.rxq.copy_inner = rx_burst_mb_hash;
-	af_xdp_rxq_fill(&e.rxq);
+	copy_env_init(&e, app, rx_burst_mb_hash);
 	CHECK_EQ(deliver(&e, lens, RTE_DIM(lens), 12), 12);
 	while (got_all < 12) {
 		uint16_t got = af_xdp_rx_burst_copy(&e.rxq, bufs, RTE_DIM(bufs));
@@ -985,10 +989,7 @@ test_copy_burst_bulk(void)
 	CHECK(app != NULL, "counting mempool: %s", rte_strerror(rte_errno));
 	if (app == NULL)
 		return;
-	env_init_mb(&e, 512, POOL_SIZE);
-	e.rxq.app_pool = app;
-	e.rxq.copy_inner = rx_burst_mb_fn;
-	af_xdp_rxq_fill(&e.rxq);
+	copy_env_init(&e, app, rx_burst_mb_fn);
 	CHECK_EQ(deliver(&e, small, RTE_DIM(small), 16), 16);
 	counted_dequeues = 0;
 	CHECK_EQ(af_xdp_rx_burst_copy(&e.rxq, bufs, 32), 16);

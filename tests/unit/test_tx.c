@@ -91,6 +91,15 @@ env_init(struct tx_env *e, uint32_t ring_size)
 			-1);
 }
 
+/* The same, the UMEM registered with Tx metadata, the socket in zero-copy mode or not. */
+static void
+env_init_meta(struct tx_env *e, bool zero_copy)
+{
+	env_init(e, 256);
+	af_xdp_txq_bind(&e->txq, &e->tx.view, &e->comp.view, &e->layout, AF_XDP_TX_META_LEN,
+			zero_copy, e->umem_pool, -1);
+}
+
 static void
 env_free(struct tx_env *e)
 {
@@ -900,9 +909,7 @@ test_csum_burst(void)
 	struct af_xdp_tx_meta meta;
 	struct tx_env e;
 
-	env_init(&e, 256);
-	af_xdp_txq_bind(&e.txq, &e.tx.view, &e.comp.view, &e.layout, AF_XDP_TX_META_LEN, false,
-			e.umem_pool, -1);
+	env_init_meta(&e, false);
 	CHECK_EQ(e.txq.chunk_size, e.layout.chunk_size - AF_XDP_TX_META_LEN);
 	af_xdp_txq_set_csum(&e.txq, true);
 	bufs[0] = l4_frame(e.umem_pool, false, true, 200, RTE_MBUF_F_TX_TCP_CKSUM | RTE_MBUF_F_TX_IP_CKSUM);
@@ -982,9 +989,7 @@ test_meta_clear(void)
 	struct tx_env e;
 	unsigned int i;
 
-	env_init(&e, 256);
-	af_xdp_txq_bind(&e.txq, &e.tx.view, &e.comp.view, &e.layout, AF_XDP_TX_META_LEN, true,
-			e.umem_pool, -1);
+	env_init_meta(&e, true);
 	af_xdp_txq_set_frame_limits(&e.txq, UINT32_MAX, 4);
 	CHECK(e.txq.meta_clear, "zero-copy with Tx metadata: flags cleared");
 	bufs[0] = stale_frame(e.umem_pool, 100, 1, RTE_PKTMBUF_HEADROOM);	/* in place */
@@ -1018,9 +1023,7 @@ test_meta_clear(void)
 	env_free(&e);
 
 	/* Copy mode: nothing written in front of the frame. */
-	env_init(&e, 256);
-	af_xdp_txq_bind(&e.txq, &e.tx.view, &e.comp.view, &e.layout, AF_XDP_TX_META_LEN, false,
-			e.umem_pool, -1);
+	env_init_meta(&e, false);
 	CHECK(!e.txq.meta_clear, "copy mode: flags not cleared");
 	bufs[0] = stale_frame(e.umem_pool, 100, 6, RTE_PKTMBUF_HEADROOM);
 	CHECK_EQ(af_xdp_tx_burst(&e.txq, bufs, 1), 1);
