@@ -28,6 +28,7 @@
  * --rx-cksum measures the burst that checks IPv4 header checksums
  * (RTE_ETH_RX_OFFLOAD_IPV4_CKSUM): every frame is an IPv4 one with a right
  * header, written once into every mbuf (the kernel's copy is not measured).
+ * Both (not with --multi-buffer): the burst of a port with both, l3fwd's.
  */
 
 #include <getopt.h>
@@ -54,6 +55,7 @@ struct options {
 	eth_rx_burst_t burst_fn_meta;
 	eth_rx_burst_t burst_fn_meta_mb;
 	eth_rx_burst_t burst_fn_cksum;
+	eth_rx_burst_t burst_fn_meta_cksum;
 	bool rx_meta;
 	bool rx_cksum;
 	const char *build;
@@ -99,6 +101,7 @@ parse_options(int argc, char **argv, struct options *o)
 				o->burst_fn_meta = af_xdp_rx_burst_meta_baseline;
 				o->burst_fn_meta_mb = af_xdp_rx_burst_meta_multi_buffer_baseline;
 				o->burst_fn_cksum = af_xdp_rx_burst_cksum_baseline;
+				o->burst_fn_meta_cksum = af_xdp_rx_burst_meta_cksum_baseline;
 #ifdef AF_XDP_HAVE_X86_64_V3
 			} else if (strcmp(optarg, "x86-64-v3") == 0) {
 				if (!rte_cpu_get_flag_enabled(RTE_CPUFLAG_AVX2) ||
@@ -112,6 +115,7 @@ parse_options(int argc, char **argv, struct options *o)
 				o->burst_fn_meta = af_xdp_rx_burst_meta_x86_64_v3;
 				o->burst_fn_meta_mb = af_xdp_rx_burst_meta_multi_buffer_x86_64_v3;
 				o->burst_fn_cksum = af_xdp_rx_burst_cksum_x86_64_v3;
+				o->burst_fn_meta_cksum = af_xdp_rx_burst_meta_cksum_x86_64_v3;
 #endif
 			} else {
 				fprintf(stderr, "unknown --build %s\n", optarg);
@@ -120,13 +124,13 @@ parse_options(int argc, char **argv, struct options *o)
 			o->build = optarg;
 			break;
 		default:
-			fprintf(stderr, "usage: %s [--bursts N] [--burst B] [--ring R] [--frame LEN] [--build baseline|x86-64-v3] [--multi-buffer] [--rx-meta | --rx-cksum] [--huge-dir DIR]\n",
+			fprintf(stderr, "usage: %s [--bursts N] [--burst B] [--ring R] [--frame LEN] [--build baseline|x86-64-v3] [--multi-buffer] [--rx-meta] [--rx-cksum] [--huge-dir DIR]\n",
 				argv[0]);
 			return -1;
 		}
 	}
-	if (o->rx_cksum && (o->rx_meta || o->multi_buffer)) {
-		fprintf(stderr, "--rx-cksum is measured alone\n");
+	if (o->rx_cksum && o->multi_buffer) {
+		fprintf(stderr, "--rx-cksum is measured without --multi-buffer\n");
 		return -1;
 	}
 	if (o->burst == 0 || o->burst > 512 || o->ring < AF_XDP_RING_MIN ||
@@ -200,6 +204,8 @@ main(int argc, char **argv)
 		o.burst_fn = af_xdp_rx_burst_select(&(struct af_xdp_rx_burst_kind){
 				.multi_buffer = o.multi_buffer, .meta = o.rx_meta,
 				.cksum = o.rx_cksum }, &o.build);
+	else if (o.rx_meta && o.rx_cksum)
+		o.burst_fn = o.burst_fn_meta_cksum;
 	else if (o.rx_meta)
 		o.burst_fn = o.multi_buffer ? o.burst_fn_meta_mb : o.burst_fn_meta;
 	else if (o.rx_cksum)

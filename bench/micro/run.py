@@ -38,11 +38,12 @@ def mb_args(frame):
 # The bursts of ports with Rx offloads: bench_rx's option --rx-<name> and
 # the function's infix, and what the table calls them.
 OFFLOADS = (("meta", "Rx offloads from the XDP metadata (RSS hash and VLAN strip)"),
-            ("cksum", "the IPv4 header checksum checked (RTE_ETH_RX_OFFLOAD_IPV4_CKSUM)"))
+            ("cksum", "the IPv4 header checksum checked (RTE_ETH_RX_OFFLOAD_IPV4_CKSUM)"),
+            ("meta_cksum", "both (the metadata, then the IPv4 header checksum)"))
 
 
 def offload_args(offload):
-    return [] if offload is None else ["--rx-" + offload]
+    return [] if offload is None else ["--rx-" + o for o in offload.split("_")]
 
 
 def callgrind_ipp(binary, build, bursts, burst, frame=None, offload=None):

@@ -26,10 +26,19 @@
  *   test_run        every BPF_PROG_TEST_RUN: EPERM
  *   tx_metadata     XDP_UMEM_REG with XDP_UMEM_TX_METADATA_LEN: EINVAL, as
  *                   before Linux 6.8
+ *   small_umem      XDP_UMEM_REG of a UMEM of one page or less (the
+ *                   driver's probes: is a queue free, does a bind take
+ *                   XDP_USE_SG): ENOBUFS, as under a memlock limit
+ *                   (RLIMIT_MEMLOCK, no CAP_IPC_LOCK) that the port's own
+ *                   UMEMs use up, and a socket another process still holds
+ *                   keeps charged
  *   xdp_use_sg      bind() of an AF_XDP socket with XDP_USE_SG: EINVAL, as
  *                   before Linux 6.6
  *   busy_poll       SO_PREFER_BUSY_POLL, SO_BUSY_POLL_BUDGET: ENOPROTOOPT,
  *                   as before Linux 5.11
+ *   link_events     bind() of a netlink socket to rtnetlink's link group
+ *                   (RTMGRP_LINK): EPERM, as netlink_bind() answers where
+ *                   the group is not allowed
  *
  * Helper and kernel-function names are resolved to numbers through the
  * running kernel's BTF, as the verifier knows them.  With AFXDP_REFUSE_LOG
@@ -57,6 +66,8 @@
 
 #include <linux/bpf.h>
 #include <linux/if_xdp.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
 
 #include <bpf/btf.h>
 
@@ -70,6 +81,7 @@
 #define XDP_USE_SG (1 << 4)
 #endif
 #define UMEM_TX_METADATA_LEN (1 << 2)	/* XDP_UMEM_TX_METADATA_LEN */
+#define SMALL_UMEM 4096			/* a page: the most small_umem refuses */
 #define PREFER_BUSY_POLL 69		/* SO_PREFER_BUSY_POLL */
 #define BUSY_POLL_BUDGET 70		/* SO_BUSY_POLL_BUDGET */
 #ifndef BPF_PSEUDO_KFUNC_CALL
@@ -84,7 +96,8 @@ struct named {
 };
 
 static struct {
-	bool dev_bound, live_frames, test_run, tx_metadata, xdp_use_sg, busy_poll;
+	bool dev_bound, live_frames, test_run, tx_metadata, small_umem, xdp_use_sg, busy_poll,
+	     link_events;
 	struct named helpers[MAX_NAMED], kfuncs[MAX_NAMED];
 	unsigned int nb_helpers, nb_kfuncs;
 } refused;
@@ -182,10 +195,14 @@ parse(void)
 			refused.test_run = true;
 		else if (strcmp(tok, "tx_metadata") == 0)
 			refused.tx_metadata = true;
+		else if (strcmp(tok, "small_umem") == 0)
+			refused.small_umem = true;
 		else if (strcmp(tok, "xdp_use_sg") == 0)
 			refused.xdp_use_sg = true;
 		else if (strcmp(tok, "busy_poll") == 0)
 			refused.busy_poll = true;
+		else if (strcmp(tok, "link_events") == 0)
+			refused.link_events = true;
 		else
 			die("unknown fault '%s' in AFXDP_REFUSE", tok);
 	}
@@ -310,6 +327,13 @@ setsockopt(int fd, int level, int name, const void *val, socklen_t len)
 		errno = EINVAL;
 		return -1;
 	}
+	if (refused.small_umem && level == SOL_XDP && name == XDP_UMEM_REG &&
+	    len >= offsetof(struct xdp_umem_reg, len) + sizeof(uint64_t) &&
+	    ((const struct xdp_umem_reg *)val)->len <= SMALL_UMEM) {
+		say("small_umem", "XDP_UMEM_REG");
+		errno = ENOBUFS;
+		return -1;
+	}
 	if (refused.busy_poll && level == SOL_SOCKET &&
 	    (name == PREFER_BUSY_POLL || name == BUSY_POLL_BUDGET)) {
 		say("busy_poll", name == PREFER_BUSY_POLL ? "SO_PREFER_BUSY_POLL" :
@@ -320,19 +344,41 @@ setsockopt(int fd, int level, int name, const void *val, socklen_t len)
 	return real(fd, level, name, val, len);
 }
 
+/* The fault a bind() to addr is refused for, and *err its errno; NULL where it goes through. */
+static const char *
+refused_bind(const struct sockaddr *addr, socklen_t len, int *err)
+{
+	if (addr == NULL)
+		return NULL;
+	if (refused.xdp_use_sg && addr->sa_family == AF_XDP &&
+	    len >= sizeof(struct sockaddr_xdp) &&
+	    (((const struct sockaddr_xdp *)addr)->sxdp_flags & XDP_USE_SG)) {
+		*err = EINVAL;
+		return "xdp_use_sg";
+	}
+	if (refused.link_events && addr->sa_family == AF_NETLINK &&
+	    len >= sizeof(struct sockaddr_nl) &&
+	    (((const struct sockaddr_nl *)addr)->nl_groups & RTMGRP_LINK)) {
+		*err = EPERM;
+		return "link_events";
+	}
+	return NULL;
+}
+
 int
 bind(int fd, const struct sockaddr *addr, socklen_t len)
 {
 	static int (*real)(int, const struct sockaddr *, socklen_t);
+	const char *fault;
+	int err = 0;
 
 	if (real == NULL)
 		real = (int (*)(int, const struct sockaddr *, socklen_t))dlsym(RTLD_NEXT, "bind");
 	setup();
-	if (refused.xdp_use_sg && addr != NULL && addr->sa_family == AF_XDP &&
-	    len >= sizeof(struct sockaddr_xdp) &&
-	    (((const struct sockaddr_xdp *)addr)->sxdp_flags & XDP_USE_SG)) {
-		say("xdp_use_sg", "bind");
-		errno = EINVAL;
+	fault = refused_bind(addr, len, &err);
+	if (fault != NULL) {
+		say(fault, "bind");
+		errno = err;
 		return -1;
 	}
 	return real(fd, addr, len);

@@ -9,11 +9,17 @@ sent after the link came back must still be received.
 Required of our driver. Debian's stock driver reports the status it set at
 port start and does not follow the interface: it fails at the first "down"
 step, for exactly that reason.
+
+Then the link events refused (tests/faults, link_events: the netlink
+socket's bind to rtnetlink's link group fails): testpmd asks for them
+(intr_conf.lsc), so the port must not start, rather than start without
+the events it was configured for (before issue 45 it started, an ERR line
+the only trace), and leaves no XDP program.
 """
 
 import time
 
-from afxdp_test import env, runner, testpmd, topo, traffic
+from afxdp_test import env, faults, runner, state, testpmd, topo, traffic
 
 # (what, which end of the veth to set down: "port" = the AF_XDP interface
 #  itself, "peer" = the other end, so the port loses its carrier)
@@ -63,6 +69,18 @@ def main(t):
             t.equal(st["RX-packets"], FRAMES_AFTER, "RX-packets after the link came back")
             tp.cmd("stop")
             t.quit_testpmd(tp, net)
+
+        if env.is_stock():
+            env.log("the stock driver has no link events: the refusal is ours to check")
+            return
+        with faults.Refusal("link_events") as r:
+            with testpmd.TestPmd(dut, ["net_af_xdp0,iface=%s" % port.name], fwd="rxonly",
+                                 wrapper=r.wrapper(), label="testpmd[link events refused]") as tp:
+                t.check(r.seen("link_events"), "link events refused: the driver met the "
+                        "refusal (the fault library's log)", str(r.refused()))
+                t.equal(state.read(tp).get("state"), "stopped", "link events refused: the port "
+                        "configured for them (intr_conf.lsc) does not start")
+                t.quit_testpmd(tp, net)
 
 
 if __name__ == "__main__":

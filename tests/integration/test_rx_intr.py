@@ -31,7 +31,7 @@ import os
 import subprocess
 import time
 
-from afxdp_test import cleanup, dpdk_output, env, kernel, runner, testpmd, topo, traffic
+from afxdp_test import cleanup, dpdk_output, env, kernel, runner, state, testpmd, topo, traffic
 
 SIZES = [60, 128, 1000]
 BURSTS = 2                  # arm, sleep, wake: again after a gap
@@ -72,6 +72,7 @@ class IntrApp:
                                         extra=[testpmd.LOG_INFO])
                      + ["--"] + list(app_args))
         self.ns = ns
+        self.file_prefix = self.prefix        # state.read() asks its telemetry socket
         self.log_path = os.path.join(env.run_dir(), "intr-%s.log" % self.prefix)
         self.proc = None
         self.lines = []
@@ -151,6 +152,15 @@ def check_mode(t, app, iface):
     if env.socket_mode() == "zero-copy":
         modes = {m for m, _ in dpdk_output.socket_modes(app.log()).get(iface.name, [])}
         t.require(modes == {"zero-copy"}, "the sockets on %s are zero-copy: %s" % (iface, modes))
+
+
+def busy_poll_off(t, app):
+    """Busy polling is not set up with Rx interrupts (on purpose: the
+    application sleeps instead), and the state says so, not that the kernel
+    refused it."""
+    st = state.read(app)
+    t.equal((st.get("queue.0.busy_poll"), st.get("queue.0.busy_poll.reason")),
+            ("off", "rx-interrupts"), "state queue.0.busy_poll and its reason with Rx interrupts")
 
 
 def wait_rx(app, want, timeout=10):
@@ -269,6 +279,7 @@ def main(t):
         app = IntrApp(dut, vdev).start()
         app.expect("READY", timeout=60)
         check_mode(t, app, port)
+        busy_poll_off(t, app)
         sent = bursts(t, app, port, peer)
         polling_shows(t, app)
         sent += restarted(t, app, port, peer)

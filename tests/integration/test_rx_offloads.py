@@ -50,18 +50,30 @@ records, per source port, the skb hash the sending kernel computed
               implied and in force, and every frame still has its flow's
               hash, as from a NIC's PMD.  A SKIP where the kernel refuses
               the program (nothing of this to check there).
-  vlan_strip  the tc program also pushes VLAN tag TEST_TCI out of band
-              (bpf_skb_vlan_push, as a VLAN device with tx-vlan-offload
-              would); testpmd with --rx-offloads vlan_strip, one queue, and
-              the scatter offload and frames up to 2514 bytes (the burst
-              for frames of several descriptors, which moves the metadata
-              after the frame):
+  vlan_strip  testpmd with --rx-offloads vlan_strip, one queue, and the
+              scatter offload and frames up to 2514 bytes (the burst for
+              frames of several descriptors, which moves the metadata after
+              the frame).  First tags in the frames' bytes (IN_BAND: a raw
+              AF_PACKET socket on the peer sends them, as a NIC with its
+              tag offload off delivers them): an 802.1Q tag is taken out
+              (the frame 4 bytes shorter, its ethertype the IPv4 one under
+              the tag) and its tci reported; an 802.1ad tag, alone or over
+              an 802.1Q one, stays in the bytes and nothing is reported
+              (ethdev strips an outer tag under QINQ_STRIP, not offered);
+              an untagged frame as sent.  Then, where the kernel has tc's
+              clsact qdisc (not the VM's), the tc program pushes VLAN tag
+              TEST_TCI out of band (bpf_skb_vlan_push, as a VLAN device
+              with tx-vlan-offload would):
               every frame shows the tag's tci, its length without the tag
               (the tag is not in the bytes) and no RSS hash (not asked).
               Then strip off and TIMESTAMP on (the bound program still
               runs): the state says rx.vlan reinserted, and every frame
               carries the tag in its bytes (802.1Q ethertype, 4 bytes
               longer), no stripped tci.  A SKIP where the kernel refuses.
+  vlan_join   two ports on queues 0 and 1 of one interface, both with
+              VLAN_STRIP; port 1 restarted without: it does not start (the
+              program strips tags for port 0, port 1's frames would lose
+              them), port 0 runs on.  A SKIP where the kernel refuses.
   timestamp   --enable-rx-timestamp, one queue: every frame carries the
               timestamp dynamic field, within the sender's run in CLOCK_TAI,
               never decreasing.  A SKIP where the kernel refuses.
@@ -86,6 +98,7 @@ import collections
 import contextlib
 import json
 import re
+import struct
 import time
 
 from afxdp_test import (bpf, env, faults, frames, kernel, runner, state, testpmd, topo,
@@ -218,26 +231,96 @@ def check_vlan_strip(t, ctx):
     ctx.need("vlan_strip")
     net, dut, gen = ctx.net, ctx.dut, ctx.gen
     port, peer = net.veth(dut, "d1", gen, "g1")
-    if tc_attach(peer, "tc/hash_vlan") is None:
-        return
+    # Multi-buffer sockets: the patched veth binds them in copy mode (vm-zc).
     with testpmd.TestPmd(dut, ["net_af_xdp0,iface=%s" % port.name], fwd="rxonly",
                          app_extra=["--rx-offloads=0x%x" % RX_OFFLOAD_VLAN_STRIP,
                                     # frames longer than a chunk: sockets bound multi-buffer
-                                    "--enable-scatter", "--max-pkt-len=2514"]) as tp:
+                                    "--enable-scatter", "--max-pkt-len=2514"],
+                         check_mode=False) as tp:
         st = state.read(tp)
         t.require(st.get("state") == "started", "vlan_strip: port started")
         t.equal(st.get("rx.burst"), "multi-buffer",
                 "vlan_strip: the multi-buffer burst (--enable-scatter): metadata on the frames' heads")
         t.equal(st.get("rx.offloads"), "vlan_strip", "vlan_strip: state rx.offloads")
         t.equal(st.get("xdp.program"), "afxdp_meta_map", "vlan_strip: state xdp.program")
-        lines = received(t, tp, port, peer, "vlan_strip")
-        t.equal(collections.Counter(v for _, _, v in lines), {TEST_TCI: FLOWS * PER_FLOW},
-                "vlan_strip: VLAN tci of the frames (stripped, RTE_MBUF_F_RX_VLAN)")
-        t.equal(sorted(set(n for n, _, _ in lines)), SIZES,
-                "vlan_strip: frame lengths without the tag")
-        t.check(all(h is None for _, h, _ in lines), "vlan_strip: no RSS hash (not asked)")
-        check_vlan_reinserted(t, tp, port, peer)
+        check_vlan_in_band(t, tp, port, peer)
+        if tc_attach(peer, "tc/hash_vlan") is not None:
+            lines = received(t, tp, port, peer, "vlan_strip")
+            t.equal(collections.Counter(v for _, _, v in lines), {TEST_TCI: FLOWS * PER_FLOW},
+                    "vlan_strip: VLAN tci of the frames (stripped, RTE_MBUF_F_RX_VLAN)")
+            t.equal(sorted(set(n for n, _, _ in lines)), SIZES,
+                    "vlan_strip: frame lengths without the tag")
+            t.check(all(h is None for _, h, _ in lines), "vlan_strip: no RSS hash (not asked)")
+            check_vlan_reinserted(t, tp, port, peer)
         t.quit_testpmd(tp, net)
+
+
+# Frames with their tags in their bytes, from a raw socket on the peer, by
+# the length of the UDP frame under the tags: (what, the tags (TPID, TCI)
+# after the MAC addresses, and what testpmd must show: the ethertype, the
+# length, the stripped tag's tci or None).
+IN_BAND = {
+    100: ("802.1Q tag", [(0x8100, 0x2065)], ("0x0800", 100, 0x2065)),
+    200: ("802.1ad tag", [(0x88A8, 0x0066)], ("0x88a8", 204, None)),
+    300: ("802.1ad and 802.1Q tags", [(0x88A8, 0x0067), (0x8100, 0x0068)],
+          ("0x88a8", 308, None)),
+    400: ("no tag", [], ("0x0800", 400, None)),
+}
+IN_BAND_EACH = 5
+ANY_LINE = r"type=(0x[0-9a-f]{4}) - length=(\d+) - nb_segs=\d+([^\n]*)\n"
+
+
+def check_vlan_in_band(t, tp, port, peer):
+    """VLAN_STRIP on tags still in the frames' bytes (a raw sender on veth
+    keeps them there, as a NIC with its tag offload off delivers them): an
+    outermost 802.1Q tag taken out and reported (RTE_MBUF_F_RX_VLAN_STRIPPED,
+    vlan_tci); an 802.1ad one, alone or over an 802.1Q one, left in place
+    with no tag reported (ethdev strips it under QINQ_STRIP, not offered)."""
+    dst, src = frames.mac_bytes(port.mac), frames.mac_bytes(peer.mac)
+    raw = []
+    for size, (_, tags, _) in sorted(IN_BAND.items()):
+        frame = bytearray(frames.build("udp", 0, size, src, dst, b"vlan"))
+        frame[12:12] = b"".join(struct.pack("!HH", tpid, tci) for tpid, tci in tags)
+        raw += [bytes(frame).hex()] * IN_BAND_EACH
+    tp.cmd("set verbose 1")
+    tp.cmd("start")
+    peer.ns.exec(["python3", "-c", SEND_RAW, peer.name] + raw)
+    seen = tp.wait_output(ANY_LINE, len(raw))
+    tp.cmd("stop")
+    tp.cmd("set verbose 0")
+    got = collections.Counter()
+    for etype, length, rest in seen:
+        v = TCI.search(rest)
+        got[(etype, int(length), int(v.group(1), 16) if v else None)] += 1
+    for size, (what, _, want) in sorted(IN_BAND.items()):
+        t.equal(got.get(want, 0), IN_BAND_EACH,
+                "vlan_in_band: %s in the bytes: frames shown as (ethertype, length, stripped "
+                "tci) %r" % (what, want))
+    t.equal(dict(got), {want: IN_BAND_EACH for _, _, want in IN_BAND.values()},
+            "vlan_in_band: every frame shown, as (ethertype, length, stripped tci): count")
+
+
+def check_vlan_join(t, ctx):
+    """Two ports on one interface (queues 0 and 1) share the bound program:
+    one with VLAN_STRIP attaches it, stripping tags into the metadata; the
+    other, restarted without VLAN_STRIP, would get frames with neither the
+    tag in their bytes nor vlan_tci, and does not start."""
+    ctx.need("vlan_strip")
+    port, _ = ctx.net.veth(ctx.dut, ctx.iface(), ctx.gen, ctx.iface("g"), queues=2)
+    vdevs = ["net_af_xdp%d,iface=%s,start_queue=%d,queue_count=1" % (q, port.name, q)
+             for q in (0, 1)]
+    with testpmd.TestPmd(ctx.dut, vdevs, fwd="rxonly",
+                         app_extra=["--rx-offloads=0x%x" % RX_OFFLOAD_VLAN_STRIP]) as tp:
+        t.require((state.read(tp, 0).get("state"), state.read(tp, 1).get("state")) ==
+                  ("started", "started"), "vlan_join: both ports started with VLAN_STRIP")
+        tp.cmd("port stop 1")
+        tp.cmd("port config 1 rx_offload vlan_strip off")
+        tp.cmd("port start 1")
+        t.equal((state.read(tp, 0).get("state"), state.read(tp, 1).get("state"),
+                 state.read(tp, 0).get("rx.offloads")), ("started", "stopped", "vlan_strip"),
+                "vlan_join: port 1 without VLAN_STRIP does not join the program that strips "
+                "for port 0: state of ports 0 and 1, port 0's rx.offloads")
+        t.quit_testpmd(tp, ctx.net)
 
 
 def check_vlan_reinserted(t, tp, port, peer):
@@ -533,6 +616,7 @@ CHECKS = [
     ("refused_kfunc", check_refused_kfunc),
     ("rss_hash", check_rss_hash),
     ("vlan_strip", check_vlan_strip),
+    ("vlan_join", check_vlan_join),
     ("timestamp", check_timestamp),
     ("ipv4_cksum", check_ipv4_cksum),
     ("refusals", check_refusals),

@@ -45,6 +45,20 @@ socket.
    one fill ring's again; `port stop 0`: every mbuf back (0), exactly. A
    driver that gives up the frames the kernel took (before issue 26) lost
    T mbufs here.
+
+Part 3, the driver's probe of the queue refused (issue 45): the driver
+asks whether the kernel has let go of the closed socket by binding a
+socket of its own with a one-page UMEM to the queue, which a memlock
+limit (RLIMIT_MEMLOCK without CAP_IPC_LOCK) refuses with ENOBUFS while the
+held socket's UMEM is still charged: exactly when it is asked. The fault
+library (tests/faults/refuse.c, small_umem) refuses it so in a second
+testpmd, on every kernel:
+1. Started, the copy taken, `port stop 0`: the probe was refused (the
+   fault library's log), and the fill ring's mbufs stay out of the pool: a
+   probe that cannot run says nothing. Before issue 45 a refused probe was
+   taken for a free queue, and they came back under the kernel's feet.
+2. The copy closed, `port start 0`: the new socket binds, so the old one is
+   gone: one fill ring's mbufs out of the pool, not two.
 """
 
 import ctypes
@@ -53,7 +67,7 @@ import re
 import socket
 import time
 
-from afxdp_test import env, runner, testpmd, topo, traffic
+from afxdp_test import env, faults, runner, testpmd, topo, traffic
 
 SYS_PIDFD_GETFD = 438           # x86-64 and every architecture's generic table
 AF_XDP = 44
@@ -94,28 +108,33 @@ def out_of_pool(tp, pool):
     return m["size"] - m["avail"]
 
 
-def part_rx(t, tp):
-    """Part 1: the fill ring's mbufs of a socket a copy keeps."""
+def part_rx(t, tp, what="", stopped=None, last_stop=True):
+    """Part 1: the fill ring's mbufs of a socket a copy keeps. `what`
+    prefixes the checks; stopped(), the test's own check once stopped with
+    the copy held; last_stop: stop again, every mbuf back."""
     pool = tp.rx_pool()
     started = out_of_pool(tp, pool)
-    t.check(RING - REFILL <= started <= RING, "started: the fill ring's mbufs out of "
-            "mempool %s (%d, ring %d)" % (pool, started, RING))
+    t.check(RING - REFILL <= started <= RING, "%sstarted: the fill ring's mbufs out of "
+            "mempool %s (%d, ring %d)" % (what, pool, started, RING))
 
     copy = copy_of_xsk(tp.proc.pid)
     try:
         tp.cmd("port stop 0")
+        if stopped:
+            stopped()
         held = out_of_pool(tp, pool)
-        t.equal(held, started, "stopped with a copy of the socket held: its mbufs stay "
-                "out of the pool")
+        t.equal(held, started, "%sstopped with a copy of the socket held: its mbufs stay "
+                "out of the pool" % what)
     finally:
         os.close(copy)
 
     tp.cmd("port start 0")
     again = out_of_pool(tp, pool)
-    t.check(RING - REFILL <= again <= RING, "restarted, the copy closed: one fill ring's "
-            "mbufs out of the pool (%d), the held socket's came back" % again)
-    tp.cmd("port stop 0")
-    t.equal(out_of_pool(tp, pool), 0, "stopped: every mbuf back in mempool %s" % pool)
+    t.check(RING - REFILL <= again <= RING, "%srestarted, the copy closed: one fill ring's "
+            "mbufs out of the pool (%d), the held socket's came back" % (what, again))
+    if last_stop:
+        tp.cmd("port stop 0")
+        t.equal(out_of_pool(tp, pool), 0, "stopped: every mbuf back in mempool %s" % pool)
 
 
 def tbf_backlog(gen):
@@ -190,6 +209,17 @@ def part_tx(t, tp, gen, peer):
             "frames the kernel had included" % pool)
 
 
+def part_probe_refused(t, net, dut, port):
+    """Part 3: the queue's probe refused (ENOBUFS, as under a memlock limit)."""
+    with faults.Refusal("small_umem") as r:
+        with testpmd.TestPmd(dut, ["net_af_xdp0,iface=%s" % port.name], fwd="rxonly",
+                             wrapper=r.wrapper(), label="testpmd[probe refused]") as tp:
+            part_rx(t, tp, "probe refused: ", last_stop=False, stopped=lambda: t.check(
+                r.seen("small_umem"), "probe refused: the driver's probe of the queue met "
+                "the refusal (the fault library's log)", str(r.refused()[:3])))
+            t.quit_testpmd(tp, net)
+
+
 def main(t):
     with topo.Topology() as net:
         dut, gen = net.netns("dut"), net.netns("gen")
@@ -202,6 +232,7 @@ def main(t):
             part_rx(t, tp)
             part_tx(t, tp, gen, peer)
             t.quit_testpmd(tp, net)
+        part_probe_refused(t, net, dut, port)
 
 
 if __name__ == "__main__":

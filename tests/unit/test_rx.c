@@ -13,8 +13,11 @@
 
 #include <rte_cpuflags.h>
 #include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_malloc.h>
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
+#include <rte_ring.h>
 
 #include "af_xdp.h"
 #include "af_xdp_rx.h"
@@ -742,6 +745,16 @@ test_ipv4_cksum(void)
 /* The application's mbufs: 1024 bytes of data each, chains for longer frames. */
 #define APP_ROOM 1024
 
+/* A queue on the driver's UMEM copying into app, inner taking the frames: the fill ring's. */
+static unsigned int
+copy_env_init(struct rx_env *e, struct rte_mempool *app, eth_rx_burst_t inner)
+{
+	env_init_mb(e, 512, POOL_SIZE);
+	e->rxq.app_pool = app;
+	e->rxq.copy_inner = inner;
+	return af_xdp_rxq_fill(&e->rxq);
+}
+
 /*
  * Frames of one to several UMEM chunks, received by the multi-buffer burst
  * into the UMEM's mbufs and copied by af_xdp_rx_burst_copy() into mbufs of
@@ -763,10 +776,7 @@ test_copy_burst(void)
 	struct rx_env e;
 
 	CHECK(app != NULL, "application mempool");
-	env_init_mb(&e, 512, POOL_SIZE);
-	e.rxq.app_pool = app;
-	e.rxq.copy_inner = rx_burst_mb_fn;
-	offered = af_xdp_rxq_fill(&e.rxq);
+	offered = copy_env_init(&e, app, rx_burst_mb_fn);
 	CHECK_EQ(deliver(&e, lens, RTE_DIM(lens), n), n);
 	while (got_all < n) {
 		uint16_t got = af_xdp_rx_burst_copy(&e.rxq, bufs, 16);
@@ -825,6 +835,173 @@ test_copy_burst(void)
 	CHECK_EQ(rte_mempool_avail_count(app), 512);
 	CHECK_EQ(rte_mempool_avail_count(e.mp) + (e.fill.producer - e.fill.consumer),
 		 POOL_SIZE);
+	env_free(&e);
+	rte_mempool_free(app);
+}
+
+/* The multi-buffer burst, each frame with an RSS hash as the bound program gives it. */
+static uint16_t
+rx_burst_mb_hash(void *queue, struct rte_mbuf **bufs, uint16_t nb_pkts)
+{
+	uint16_t n = rx_burst_mb_fn(queue, bufs, nb_pkts), i;
+
+	for (i = 0; i < n; i++) {
+		bufs[i]->ol_flags |= RTE_MBUF_F_RX_RSS_HASH;
+		bufs[i]->hash.rss = 0x5eed0000u + i;
+	}
+	return n;
+}
+
+/*
+ * The application's mempool of pinned external buffers (testpmd
+ * --mp-alloc=xbuf, the reason a queue gets the driver's UMEM): every
+ * mbuf the copy burst hands over, head and segments, still says its
+ * buffer is external (RTE_MBUF_F_EXTERNAL, which rte_pktmbuf_reset()
+ * keeps), beside the flags of the receive; so does every mbuf of the pool
+ * once they are all back.  Without the flag, a clone or attach of the
+ * head would take it for a direct mbuf and write a reference count into
+ * the pinned memory.  (RTE_MBUF_HAS_PINNED_EXTBUF() reads the pool's
+ * flags, not the mbuf's: it cannot tell.)
+ */
+static void
+test_copy_burst_pinned_extbuf(void)
+{
+	static const uint32_t lens[] = { 60, 1500, 3000 };
+	const unsigned int nb_app = 256;
+	struct rte_pktmbuf_extmem ext = { .elt_size = APP_ROOM + RTE_PKTMBUF_HEADROOM };
+	struct rte_mbuf *bufs[16], *all[256];
+	struct rte_mempool *app;
+	unsigned int got_all = 0, i;
+	struct rx_env e;
+
+	ext.buf_len = RTE_ALIGN_CEIL((size_t)nb_app * ext.elt_size, 4096);
+	ext.buf_ptr = rte_zmalloc("rx_copy_ext", ext.buf_len, 4096);
+	CHECK(ext.buf_ptr != NULL, "external buffer area");
+	if (ext.buf_ptr == NULL)
+		return;
+	ext.buf_iova = rte_malloc_virt2iova(ext.buf_ptr);
+	app = rte_pktmbuf_pool_create_extbuf("rx_copy_ext", nb_app, 0, 0, ext.elt_size,
+					     SOCKET_ID_ANY, &ext, 1);
+	CHECK(app != NULL, "pinned-extbuf mempool: %s", rte_strerror(rte_errno));
+	if (app == NULL) {
+		rte_free(ext.buf_ptr);
+		return;
+	}
+	copy_env_init(&e, app, rx_burst_mb_hash);
+	CHECK_EQ(deliver(&e, lens, RTE_DIM(lens), 12), 12);
+	while (got_all < 12) {
+		uint16_t got = af_xdp_rx_burst_copy(&e.rxq, bufs, RTE_DIM(bufs));
+
+		if (got == 0)
+			break;
+		for (i = 0; i < got; i++) {
+			const struct rte_mbuf *seg;
+
+			CHECK(RTE_MBUF_HAS_EXTBUF(bufs[i]) && RTE_MBUF_HAS_PINNED_EXTBUF(bufs[i]),
+			      "frame %u: head without RTE_MBUF_F_EXTERNAL (ol_flags 0x%llx)",
+			      got_all + i, (unsigned long long)bufs[i]->ol_flags);
+			CHECK(bufs[i]->ol_flags & RTE_MBUF_F_RX_RSS_HASH,
+			      "frame %u: the receive's RSS hash flag lost", got_all + i);
+			CHECK_EQ(bufs[i]->pkt_len, lens[(got_all + i) % RTE_DIM(lens)]);
+			for (seg = bufs[i]->next; seg != NULL; seg = seg->next)
+				CHECK(RTE_MBUF_HAS_EXTBUF(seg), "frame %u: a segment without it",
+				      got_all + i);
+		}
+		rte_pktmbuf_free_bulk(bufs, got);
+		got_all += got;
+	}
+	CHECK_EQ(got_all, 12);
+	CHECK_EQ(rte_mempool_avail_count(app), nb_app);
+	CHECK_EQ(rte_pktmbuf_alloc_bulk(app, all, nb_app), 0);
+	for (i = 0; i < nb_app; i++)
+		CHECK(RTE_MBUF_HAS_EXTBUF(all[i]), "pool mbuf %u lost its external flag", i);
+	rte_pktmbuf_free_bulk(all, nb_app);
+	env_free(&e);
+	rte_mempool_free(app);
+	rte_free(ext.buf_ptr);
+}
+
+/* A mempool driver that counts its dequeues: a ring, as ring_mp_mc's. */
+static unsigned int counted_dequeues;
+
+static int
+counting_alloc(struct rte_mempool *mp)
+{
+	char name[RTE_RING_NAMESIZE];
+
+	snprintf(name, sizeof(name), "cnt_%.20s", mp->name);
+	mp->pool_data = rte_ring_create(name, rte_align32pow2(mp->size + 1), mp->socket_id, 0);
+	return mp->pool_data == NULL ? -rte_errno : 0;
+}
+
+static void
+counting_free(struct rte_mempool *mp)
+{
+	rte_ring_free(mp->pool_data);
+}
+
+static int
+counting_enqueue(struct rte_mempool *mp, void * const *objs, unsigned int n)
+{
+	return rte_ring_mp_enqueue_bulk(mp->pool_data, objs, n, NULL) == 0 ? -ENOBUFS : 0;
+}
+
+static int
+counting_dequeue(struct rte_mempool *mp, void **objs, unsigned int n)
+{
+	counted_dequeues++;
+	return rte_ring_mc_dequeue_bulk(mp->pool_data, objs, n, NULL) == 0 ? -ENOBUFS : 0;
+}
+
+static unsigned int
+counting_count(const struct rte_mempool *mp)
+{
+	return rte_ring_count(mp->pool_data);
+}
+
+static const struct rte_mempool_ops counting_ops = {
+	.name = "afxdp_counting",
+	.alloc = counting_alloc,
+	.free = counting_free,
+	.enqueue = counting_enqueue,
+	.dequeue = counting_dequeue,
+	.get_count = counting_count,
+};
+
+RTE_MEMPOOL_REGISTER_OPS(counting_ops);
+
+/*
+ * The copy burst takes the mbufs of frames that fit one in one get of the
+ * application's mempool, not one get a frame: 16 such frames, one dequeue
+ * (the pool has no cache, so each get is one); a frame of several mbufs
+ * takes its own.
+ */
+static void
+test_copy_burst_bulk(void)
+{
+	static const uint32_t small[] = { 60, 1000 }, big[] = { 3000 };
+	struct rte_mempool *app = rte_pktmbuf_pool_create_by_ops("rx_copy_cnt", 256, 0, 0,
+								 RTE_PKTMBUF_HEADROOM + APP_ROOM,
+								 SOCKET_ID_ANY, "afxdp_counting");
+	struct rte_mbuf *bufs[32];
+	struct rx_env e;
+
+	CHECK(app != NULL, "counting mempool: %s", rte_strerror(rte_errno));
+	if (app == NULL)
+		return;
+	copy_env_init(&e, app, rx_burst_mb_fn);
+	CHECK_EQ(deliver(&e, small, RTE_DIM(small), 16), 16);
+	counted_dequeues = 0;
+	CHECK_EQ(af_xdp_rx_burst_copy(&e.rxq, bufs, 32), 16);
+	CHECK(counted_dequeues == 1, "16 frames of one mbuf each: %u gets of the mempool, not 1",
+	      counted_dequeues);
+	rte_pktmbuf_free_bulk(bufs, 16);
+	e.seq_sent = e.seq_seen = 0;
+	CHECK_EQ(deliver(&e, big, RTE_DIM(big), 1), 1);
+	CHECK_EQ(af_xdp_rx_burst_copy(&e.rxq, bufs, 32), 1);
+	CHECK_EQ(bufs[0]->nb_segs, 3);
+	rte_pktmbuf_free(bufs[0]);
+	CHECK_EQ(rte_mempool_avail_count(app), 256);
 	env_free(&e);
 	rte_mempool_free(app);
 }
@@ -893,6 +1070,8 @@ main(int argc, char **argv)
 	RUN(test_mb_exhaustion);
 	RUN(test_mb_no_scatter_and_unbind);
 	RUN(test_copy_burst);
+	RUN(test_copy_burst_pinned_extbuf);
+	RUN(test_copy_burst_bulk);
 	rte_eal_cleanup();
 	return unit_summary();
 }

@@ -87,7 +87,17 @@ env_init(struct tx_env *e, uint32_t ring_size)
 	CHECK(af_xdp_umem_layout(e->umem_pool, &e->layout, err, sizeof(err)) == 0, "%s", err);
 	sim_ring_init(&e->tx, ring_size, sizeof(struct xdp_desc), true);
 	sim_ring_init(&e->comp, ring_size, sizeof(uint64_t), false);
-	af_xdp_txq_bind(&e->txq, &e->tx.view, &e->comp.view, &e->layout, 0, e->umem_pool, -1);
+	af_xdp_txq_bind(&e->txq, &e->tx.view, &e->comp.view, &e->layout, 0, false, e->umem_pool,
+			-1);
+}
+
+/* The same, the UMEM registered with Tx metadata, the socket in zero-copy mode or not. */
+static void
+env_init_meta(struct tx_env *e, bool zero_copy)
+{
+	env_init(e, 256);
+	af_xdp_txq_bind(&e->txq, &e->tx.view, &e->comp.view, &e->layout, AF_XDP_TX_META_LEN,
+			zero_copy, e->umem_pool, -1);
 }
 
 static void
@@ -847,6 +857,15 @@ test_csum_apply(void)
 	CHECK_EQ(meta.request.csum_offset, 16);
 	/* The IPv4 header's checksum is the driver's. */
 	CHECK(rte_raw_cksum(l3_of(m), sizeof(struct rte_ipv4_hdr)) == 0xffff, "IPv4 header checksum");
+	/*
+	 * The field seeded with the pseudo-header's sum, which the kernel sums
+	 * on from, whatever it held (the application skipped
+	 * rte_eth_tx_prepare(): l4_frame() leaves its bytes in the field).
+	 */
+	CHECK(*rte_pktmbuf_mtod_offset(m, const rte_be16_t *, meta.request.csum_start +
+				       meta.request.csum_offset) ==
+	      rte_ipv4_phdr_cksum((const struct rte_ipv4_hdr *)l3_of(m), 0),
+	      "TCP/IPv4 left to the kernel: the field holds the pseudo-header's sum");
 	/* Computed by the driver when asked, whatever the field held. */
 	CHECK_EQ(af_xdp_tx_csum_apply(m, false, &meta), AF_XDP_CSUM_BY_DRIVER);
 	CHECK(l4_verifies(m), "TCP/IPv4 checksum computed");
@@ -865,9 +884,15 @@ test_csum_apply(void)
 	CHECK_EQ(af_xdp_tx_csum_apply(m, true, &meta), AF_XDP_CSUM_BY_DRIVER);
 	CHECK(l4_verifies(m), "UDP/IPv6 checksum computed, padded frame");
 	rte_pktmbuf_trim(m, 6);
+	memset(rte_pktmbuf_mtod_offset(m, uint8_t *, RTE_ETHER_HDR_LEN +
+				       sizeof(struct rte_ipv6_hdr) + 6), 0xee, 2);
 	CHECK_EQ(af_xdp_tx_csum_apply(m, true, &meta), AF_XDP_CSUM_BY_KERNEL);
 	CHECK_EQ(meta.request.csum_start, RTE_ETHER_HDR_LEN + sizeof(struct rte_ipv6_hdr));
 	CHECK_EQ(meta.request.csum_offset, 6);
+	CHECK(*rte_pktmbuf_mtod_offset(m, const rte_be16_t *, meta.request.csum_start +
+				       meta.request.csum_offset) ==
+	      rte_ipv6_phdr_cksum((const struct rte_ipv6_hdr *)l3_of(m), 0),
+	      "UDP/IPv6 left to the kernel: the field holds the pseudo-header's sum");
 	/* A request the check refuses. */
 	m->ol_flags |= RTE_MBUF_F_TX_IP_CKSUM;
 	CHECK_EQ(af_xdp_tx_csum_apply(m, true, &meta), AF_XDP_CSUM_INVALID);
@@ -884,9 +909,7 @@ test_csum_burst(void)
 	struct af_xdp_tx_meta meta;
 	struct tx_env e;
 
-	env_init(&e, 256);
-	af_xdp_txq_bind(&e.txq, &e.tx.view, &e.comp.view, &e.layout, AF_XDP_TX_META_LEN,
-			e.umem_pool, -1);
+	env_init_meta(&e, false);
 	CHECK_EQ(e.txq.chunk_size, e.layout.chunk_size - AF_XDP_TX_META_LEN);
 	af_xdp_txq_set_csum(&e.txq, true);
 	bufs[0] = l4_frame(e.umem_pool, false, true, 200, RTE_MBUF_F_TX_TCP_CKSUM | RTE_MBUF_F_TX_IP_CKSUM);
@@ -922,6 +945,95 @@ test_csum_burst(void)
 	env_free(&e);
 }
 
+/* STALE in the 16 bytes in front of m's data: what an earlier user of the headroom left. */
+#define STALE 0xa5
+
+static struct rte_mbuf *
+stale_frame(struct rte_mempool *mp, uint32_t len, uint8_t seed, uint16_t headroom)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(mp);
+	uint8_t *p;
+
+	m->data_off = headroom;
+	p = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)len);
+	memset(p - RTE_MIN(headroom, (uint16_t)AF_XDP_TX_META_LEN), STALE,
+	       RTE_MIN(headroom, (uint16_t)AF_XDP_TX_META_LEN));
+	memset(p, seed, len);
+	return m;
+}
+
+/* The Tx metadata's flags in front of descriptor d: 0 where the kernel must find no request. */
+static uint64_t
+meta_flags(const struct tx_env *e, const struct xdp_desc *d)
+{
+	uint64_t flags;
+
+	memcpy(&flags, desc_data(e, d) - AF_XDP_TX_META_LEN, sizeof(flags));
+	return flags;
+}
+
+/*
+ * A zero-copy socket whose UMEM has Tx metadata, which Linux 6.8 to 7.2
+ * read in front of every descriptor whatever its options (af_xdp_tx.c):
+ * each descriptor without a request, in the plain build and the checksum
+ * one, in place, chained or copied, has the metadata's flags 0 in front of
+ * it, not the headroom's stale bytes; a frame with less headroom than the
+ * metadata is copied.  In copy mode (the kernel reads only under
+ * XDP_TX_METADATA) the plain burst writes nothing there.
+ */
+static void
+test_meta_clear(void)
+{
+	struct rte_mbuf *bufs[4], *seg;
+	struct xdp_desc sent[8];
+	struct tx_env e;
+	unsigned int i;
+
+	env_init_meta(&e, true);
+	af_xdp_txq_set_frame_limits(&e.txq, UINT32_MAX, 4);
+	CHECK(e.txq.meta_clear, "zero-copy with Tx metadata: flags cleared");
+	bufs[0] = stale_frame(e.umem_pool, 100, 1, RTE_PKTMBUF_HEADROOM);	/* in place */
+	bufs[1] = stale_frame(e.umem_pool, 100, 2, 8);		/* no room: copied */
+	bufs[2] = stale_frame(e.umem_pool, 100, 3, RTE_PKTMBUF_HEADROOM);	/* a chain of two */
+	seg = stale_frame(e.umem_pool, 50, 4, RTE_PKTMBUF_HEADROOM);
+	CHECK_EQ(rte_pktmbuf_chain(bufs[2], seg), 0);
+	CHECK_EQ(af_xdp_tx_burst_meta_clear(&e.txq, bufs, 3), 3);
+	CHECK_EQ(sim_kernel_transmit(&e.tx, &e.comp, sent, 8), 4);
+	for (i = 0; i < 4; i++) {
+		CHECK_EQ(sent[i].options & XDP_TX_METADATA, 0);
+		CHECK(meta_flags(&e, &sent[i]) == 0, "plain: descriptor %u: flags 0x%llx in front",
+		      i, (unsigned long long)meta_flags(&e, &sent[i]));
+	}
+	CHECK_EQ(e.txq.stats.copies, 1);
+	CHECK_EQ(desc_data(&e, &sent[1])[0], 2);
+
+	/* The checksum build: a frame without a request, and one the kernel completes. */
+	af_xdp_txq_set_csum(&e.txq, true);
+	bufs[0] = stale_frame(e.umem_pool, 100, 5, RTE_PKTMBUF_HEADROOM);
+	bufs[1] = l4_frame(e.umem_pool, false, true, 200, RTE_MBUF_F_TX_TCP_CKSUM);
+	CHECK_EQ(af_xdp_tx_burst_csum(&e.txq, bufs, 2), 2);
+	CHECK_EQ(sim_kernel_transmit(&e.tx, &e.comp, sent, 2), 2);
+	CHECK_EQ(sent[0].options, 0);
+	CHECK(meta_flags(&e, &sent[0]) == 0, "checksum build, no request: flags 0x%llx in front",
+	      (unsigned long long)meta_flags(&e, &sent[0]));
+	CHECK_EQ(sent[1].options, XDP_TX_METADATA);
+	CHECK_EQ(meta_flags(&e, &sent[1]), XDP_TXMD_FLAGS_CHECKSUM);
+	af_xdp_txq_drain(&e.txq);
+	CHECK_EQ(rte_mempool_avail_count(e.umem_pool), POOL_SIZE);
+	env_free(&e);
+
+	/* Copy mode: nothing written in front of the frame. */
+	env_init_meta(&e, false);
+	CHECK(!e.txq.meta_clear, "copy mode: flags not cleared");
+	bufs[0] = stale_frame(e.umem_pool, 100, 6, RTE_PKTMBUF_HEADROOM);
+	CHECK_EQ(af_xdp_tx_burst(&e.txq, bufs, 1), 1);
+	CHECK_EQ(sim_kernel_transmit(&e.tx, &e.comp, sent, 1), 1);
+	CHECK_EQ(desc_data(&e, &sent[0])[-(int)AF_XDP_TX_META_LEN], STALE);
+	af_xdp_txq_drain(&e.txq);
+	CHECK_EQ(rte_mempool_avail_count(e.umem_pool), POOL_SIZE);
+	env_free(&e);
+}
+
 int
 main(int argc __rte_unused, char **argv)
 {
@@ -946,6 +1058,7 @@ main(int argc __rte_unused, char **argv)
 	RUN(test_csum_prepare);
 	RUN(test_csum_apply);
 	RUN(test_csum_burst);
+	RUN(test_meta_clear);
 	rte_eal_cleanup();
 	return unit_summary();
 }

@@ -230,7 +230,9 @@ struct af_xdp_rx_queue {
 	 * The application's mempool.  mb_pool, which the fill ring takes
 	 * from, is the same, or while the socket is on the driver's UMEM its
 	 * pool; then the copy burst (af_xdp_rx_burst_copy()) takes frames
-	 * with copy_inner and copies each into mbufs of app_pool.
+	 * with copy_inner and copies each into mbufs of app_pool.  copy_inner
+	 * is a function of the primary's mapping of the plugin, meaningless in
+	 * a secondary (which maps it elsewhere): only the primary receives.
 	 */
 	struct rte_mempool *app_pool;
 	eth_rx_burst_t copy_inner;
@@ -256,6 +258,12 @@ struct af_xdp_tx_queue {
 	 */
 	bool kick_refused;
 	bool csum_by_kernel;		/* L4 checksums left to the kernel: af_xdp_csum.h */
+	/*
+	 * The metadata's flags zeroed in front of every descriptor without a
+	 * request: a zero-copy socket whose UMEM has Tx metadata, which some
+	 * kernels read whatever the options (af_xdp_tx.c).
+	 */
+	bool meta_clear;
 	struct af_xdp_tx_stats stats;
 
 	uint16_t port_id;

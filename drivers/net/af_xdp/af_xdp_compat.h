@@ -7,8 +7,8 @@
 
 /*
  * Where the internal API of the DPDK releases the driver builds against
- * (22.11, 24.11 and 25.11 LTS) differs, by release number. Everything else
- * the driver uses is the same in all three; what DPDK's own headers size
+ * (22.11, 23.11, 24.11 and 25.11 LTS) differs, by release number. Everything
+ * else the driver uses is the same in all four; what DPDK's own headers size
  * (RTE_MP_MAX_FD_NUM: 8, then 253 from 24.11) is used as they define it.
  */
 

@@ -133,6 +133,17 @@ l4_field(struct rte_mbuf *m, const struct csum_place *p)
 	return rte_pktmbuf_mtod_offset(m, rte_be16_t *, p->l4_off + p->field);
 }
 
+/* The L4 checksum field seeded with the pseudo-header's sum, as the kernel's path wants it. */
+static void
+seed_pseudo_header(struct rte_mbuf *m, const struct csum_place *p)
+{
+	*l4_field(m, p) = p->ipv4 ?
+		rte_ipv4_phdr_cksum(rte_pktmbuf_mtod_offset(m, const struct rte_ipv4_hdr *,
+							    p->l3_off), 0) :
+		rte_ipv6_phdr_cksum(rte_pktmbuf_mtod_offset(m, const struct rte_ipv6_hdr *,
+							    p->l3_off), 0);
+}
+
 uint16_t
 af_xdp_tx_prepare(void *queue __rte_unused, struct rte_mbuf **bufs, uint16_t nb_pkts)
 {
@@ -153,11 +164,7 @@ af_xdp_tx_prepare(void *queue __rte_unused, struct rte_mbuf **bufs, uint16_t nb_
 			rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *, p.l3_off)->hdr_checksum = 0;
 		if (p.field == 0)
 			continue;
-		*l4_field(m, &p) = p.ipv4 ?
-			rte_ipv4_phdr_cksum(rte_pktmbuf_mtod_offset(m, const struct rte_ipv4_hdr *,
-								    p.l3_off), 0) :
-			rte_ipv6_phdr_cksum(rte_pktmbuf_mtod_offset(m, const struct rte_ipv6_hdr *,
-								    p.l3_off), 0);
+		seed_pseudo_header(m, &p);
 	}
 	return i;
 }
@@ -200,6 +207,13 @@ af_xdp_tx_csum_apply(struct rte_mbuf *m, bool kernel, struct af_xdp_tx_meta *met
 	 * headroom of the frame's first mbuf (a copy's has room).
 	 */
 	if (kernel && p.ip_end == m->pkt_len && m->data_off >= AF_XDP_TX_META_LEN) {
+		/*
+		 * The kernel sums on from what the field holds: the
+		 * pseudo-header's sum, which rte_eth_tx_prepare() seeds, and
+		 * seeded again here, so that a frame whose application skipped
+		 * it leaves as right as where the driver computes it whole.
+		 */
+		seed_pseudo_header(m, &p);
 		meta->flags = XDP_TXMD_FLAGS_CHECKSUM;
 		meta->request.csum_start = p.l4_off;
 		meta->request.csum_offset = p.field;

@@ -90,7 +90,9 @@ bool af_xdp_tx_csum_by_kernel(enum af_xdp_tx_csum asked, uint32_t tx_meta_len, b
 /*
  * Check the checksum request of m (ol_flags, l2_len, l3_len) against its
  * first segment: 0 when the driver can honour it; -ENOTSUP for offloads the
- * port does not offer (SCTP, TSO, tunnels, VLAN insertion); -EINVAL when the
+ * port does not offer (SCTP, TSO, tunnels, VLAN insertion) and for an L4
+ * checksum behind IPv6 extension headers (the pseudo-header would need a
+ * routing header's final address); -EINVAL when the
  * flags contradict each other or the headers they name are not all in the
  * first segment, or the IP header's lengths do not fit the frame.
  */

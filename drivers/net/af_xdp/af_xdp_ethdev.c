@@ -264,7 +264,8 @@ give_back_held(struct rte_eth_dev *dev, uint16_t i, bool known_free)
 
 	if (kept == NULL && (rxq == NULL || !rxq->held) && (txq == NULL || txq->nb_held == 0))
 		return 0;
-	if (!known_free && af_xdp_queue_free(port->ifindex, port->args.start_queue + i) == 0)
+	/* A probe that cannot run is no answer: af_xdp_queue_wait_free(). */
+	if (!known_free && af_xdp_queue_free(port->ifindex, port->args.start_queue + i) <= 0)
 		return 0;
 	if (txq != NULL)
 		back += af_xdp_txq_free_held(txq);
@@ -629,7 +630,7 @@ serve_queues(struct rte_eth_dev *dev, uint16_t i, const struct af_xdp_socket *so
 		uint32_t tx_meta_len = af_xdp_umem_tx_meta_len(sock->umem);
 		const char *why;
 
-		af_xdp_txq_bind(txq, &sock->tx, &sock->comp, layout, tx_meta_len,
+		af_xdp_txq_bind(txq, &sock->tx, &sock->comp, layout, tx_meta_len, sock->zero_copy,
 				af_xdp_umem_pool(sock->umem), sock->fd);
 		af_xdp_txq_set_csum(txq, af_xdp_tx_csum_by_kernel(port->args.tx_csum, tx_meta_len,
 								  sock->zero_copy, zc_tx_csum(port),
@@ -755,19 +756,23 @@ set_queue_states(struct rte_eth_dev *dev, uint8_t state)
 /*
  * The checksum build of the transmit burst only when a Tx checksum offload
  * is configured (the queues' can only be the port's: none is per queue),
- * so that the plain one never looks at a frame's flags.  Says once who
- * completes the L4 checksums: queue 0's socket speaks for all, as every
- * socket of the port has the same mode and kernel.
+ * so that the plain one never looks at a frame's flags; the plain one
+ * zeroing the Tx metadata's flags on a zero-copy socket with Tx metadata
+ * (af_xdp_tx.c says which kernels read them).  Says once who completes the
+ * L4 checksums: queue 0's socket speaks for all, as every socket of the
+ * port has the same mode and kernel.
  */
 static void
 select_tx_burst(struct rte_eth_dev *dev)
 {
 	struct af_xdp_port *port = port_of(dev);
 	const struct af_xdp_socket *sock = port->queues[0].sock;
+	const struct af_xdp_tx_queue *txq = txq_at(dev, 0);
 	const char *why;
 
 	if ((dev->data->dev_conf.txmode.offloads & AF_XDP_TX_CSUM_OFFLOADS) == 0) {
-		dev->tx_pkt_burst = af_xdp_tx_burst;
+		dev->tx_pkt_burst = txq != NULL && txq->meta_clear ? af_xdp_tx_burst_meta_clear :
+				    af_xdp_tx_burst;
 		return;
 	}
 	dev->tx_pkt_burst = af_xdp_tx_burst_csum;
@@ -831,6 +836,8 @@ use_copy_burst(struct rte_eth_dev *dev)
 	dev->rx_pkt_burst = af_xdp_rx_burst_copy;
 }
 
+static int af_xdp_dev_stop(struct rte_eth_dev *dev);
+
 static int
 af_xdp_dev_start(struct rte_eth_dev *dev)
 {
@@ -875,7 +882,13 @@ af_xdp_dev_start(struct rte_eth_dev *dev)
 	af_xdp_state_started(dev, rx_build);
 	set_queue_states(dev, RTE_ETH_QUEUE_STATE_STARTED);
 	af_xdp_link_update(dev, 0);
-	af_xdp_link_events_start(dev);
+	/* intr_conf.lsc asks for link events: a port that cannot give them does not start. */
+	ret = af_xdp_link_events_start(dev);
+	if (ret != 0) {
+		af_xdp_dev_stop(dev);
+		AF_XDP_PORT_LOG(ERR, port, "start failed; %s is left as it was", port->args.iface);
+		return ret;
+	}
 	return 0;
 }
 

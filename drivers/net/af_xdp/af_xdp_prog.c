@@ -453,7 +453,11 @@ find_attachment(int ifindex)
  * A port joining the built-in program another port of the process attached
  * gets the Rx metadata that program writes: what the port's offloads ask
  * for must be among it; the hash its RSS mode only implied, or the VLAN tags
- * put back, it goes without.
+ * put back, it goes without.  And the program must not strip what the port
+ * did not ask to be stripped: a program that takes VLAN tags out of the
+ * frames into the metadata (VLAN_STRIP of the port that attached it) would
+ * leave a port without VLAN_STRIP with neither the tag in the bytes nor in
+ * vlan_tci.
  */
 static int
 join_rx_meta(struct af_xdp_port *port, const struct af_xdp_prog_attachment *att)
@@ -465,6 +469,12 @@ join_rx_meta(struct af_xdp_port *port, const struct af_xdp_prog_attachment *att)
 				"Rx offloads %s need the built-in program on %s to write them, but another port of this process attached it writing %s; give the ports on one interface the same Rx offloads",
 				af_xdp_rx_meta_names(asked), port->args.iface,
 				af_xdp_rx_meta_names(att->rx_meta));
+		return -EBUSY;
+	}
+	if ((att->rx_meta & ~port->rx_meta & AF_XDP_RX_META_VLAN) != 0) {
+		AF_XDP_PORT_LOG(ERR, port,
+				"the built-in program on %s strips VLAN tags (VLAN_STRIP of another port of this process), and this port does not ask for VLAN_STRIP: its frames would lose their tags; give the ports on one interface the same VLAN_STRIP",
+				port->args.iface);
 		return -EBUSY;
 	}
 	if ((port->rx_meta & ~att->rx_meta & AF_XDP_RX_META_HASH) != 0)

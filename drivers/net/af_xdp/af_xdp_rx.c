@@ -344,17 +344,22 @@ af_xdp_rx_burst_meta_cksum_multi_buffer_baseline(void *queue, struct rte_mbuf **
 /*
  * A frame of the driver's UMEM (one mbuf, or a chain) into mbufs of the
  * application's mempool, each filled to its tailroom, with the fields the
- * receive set (offloads, the stamp).  NULL when that mempool is empty.
+ * receive set (offloads, the stamp): into head, a fresh mbuf of that
+ * mempool, where the caller has one, and further ones taken here.  NULL
+ * when that mempool is empty (head, if given, is freed).
  */
 static struct rte_mbuf *
-copy_frame(const struct af_xdp_rx_queue *rxq, const struct rte_mbuf *in)
+copy_frame(const struct af_xdp_rx_queue *rxq, const struct rte_mbuf *in, struct rte_mbuf *head)
 {
-	struct rte_mbuf *head = rte_pktmbuf_alloc(rxq->app_pool), *m = head;
+	struct rte_mbuf *m;
 	const struct rte_mbuf *seg = in;
 	uint32_t seg_off = 0;
 
+	if (head == NULL)
+		head = rte_pktmbuf_alloc(rxq->app_pool);
 	if (unlikely(head == NULL))
 		return NULL;
+	m = head;
 	for (;;) {
 		uint32_t room = rte_pktmbuf_tailroom(m);
 
@@ -384,7 +389,8 @@ copy_frame(const struct af_xdp_rx_queue *rxq, const struct rte_mbuf *in)
 	}
 	head->pkt_len = in->pkt_len;
 	head->port = rxq->port_id;
-	head->ol_flags = in->ol_flags;
+	/* OR-ed: an mbuf of pinned external buffers keeps RTE_MBUF_F_EXTERNAL. */
+	head->ol_flags |= in->ol_flags;
 	head->packet_type = in->packet_type;
 	head->vlan_tci = in->vlan_tci;
 	head->hash.rss = in->hash.rss;
@@ -392,6 +398,18 @@ copy_frame(const struct af_xdp_rx_queue *rxq, const struct rte_mbuf *in)
 		*(mbuf_u64_t *)RTE_PTR_ADD(head, rxq->timestamp_offset) =
 			*(const mbuf_u64_t *)RTE_PTR_ADD(in, rxq->timestamp_offset);
 	return head;
+}
+
+/*
+ * The tailroom of a fresh mbuf of mp (rte_pktmbuf_reset(): data_off is the
+ * headroom, or the whole buffer where it is shorter).
+ */
+static uint32_t
+fresh_room(struct rte_mempool *mp)
+{
+	uint32_t room = rte_pktmbuf_data_room_size(mp);
+
+	return room - RTE_MIN(room, (uint32_t)RTE_PKTMBUF_HEADROOM);
 }
 
 /*
@@ -406,15 +424,27 @@ uint16_t
 af_xdp_rx_burst_copy(void *queue, struct rte_mbuf **bufs, uint16_t nb_pkts)
 {
 	struct af_xdp_rx_queue *rxq = queue;
-	struct rte_mbuf *in[AF_XDP_RX_BATCH];
+	struct rte_mbuf *in[AF_XDP_RX_BATCH], *fresh[AF_XDP_RX_BATCH];
+	const uint32_t room = fresh_room(rxq->app_pool);
 	uint16_t nb_rx = 0;
 
 	while (nb_rx < nb_pkts) {
 		uint16_t want = (uint16_t)RTE_MIN(nb_pkts - nb_rx, AF_XDP_RX_BATCH);
-		uint16_t n = rxq->copy_inner(rxq, in, want), i;
+		uint16_t n = rxq->copy_inner(rxq, in, want), i, one = 0, taken = 0;
 
+		/*
+		 * An mbuf for each frame that fits one, in one bulk get; the
+		 * rest, and all of them where the mempool has not that many,
+		 * one at a time (each frame that finds mbufs is delivered).
+		 */
+		for (i = 0; i < n; i++)
+			one += in[i]->pkt_len <= room;
+		if (one != 0 && rte_pktmbuf_alloc_bulk(rxq->app_pool, fresh, one) != 0)
+			one = 0;
 		for (i = 0; i < n; i++) {
-			struct rte_mbuf *m = copy_frame(rxq, in[i]);
+			struct rte_mbuf *head = taken < one && in[i]->pkt_len <= room ?
+						fresh[taken++] : NULL;
+			struct rte_mbuf *m = copy_frame(rxq, in[i], head);
 
 			if (unlikely(m == NULL)) {
 				/* Received, not delivered: counted as a missing mbuf. */

@@ -30,7 +30,6 @@
  */
 
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -400,7 +399,7 @@ af_xdp_rx_offload_attach(const struct af_xdp_port *port, struct bpf_object *obj,
 {
 	struct bpf_program *bp = bpf_object__find_program_by_name(obj, name);
 	struct xdp_program *prog;
-	int ret, fd, dup;
+	int ret, fd;
 
 	if (bp == NULL)
 		return -ENOENT;
@@ -426,17 +425,19 @@ af_xdp_rx_offload_attach(const struct af_xdp_port *port, struct bpf_object *obj,
 		explain_attach(port, name, ret);
 		return ret;
 	}
-	/* libxdp's own descriptor: it closes it with the program, and the object closes its own. */
-	dup = fcntl(fd, F_DUPFD_CLOEXEC, 0);
-	prog = dup >= 0 ? xdp_program__from_fd(dup) : NULL;
-	if (prog == NULL || libxdp_get_error(prog)) {
-		ret = dup < 0 ? -errno : (int)libxdp_get_error(prog);
-		if (dup >= 0 && prog == NULL)
-			close(dup);
+	/*
+	 * libxdp duplicates the descriptor it is given and closes only its
+	 * copy (xdp_program__fill_from_fd(), 1.3.1 to 1.6): fd stays the
+	 * object's, which closes it.  A copy of ours would be nobody's.
+	 */
+	prog = xdp_program__from_fd(fd);
+	ret = (int)libxdp_get_error(prog);
+	if (prog == NULL || ret != 0) {
+		ret = ret != 0 ? ret : -ENOMEM;
 		detach_own(port, fd);
 		AF_XDP_PORT_LOG(ERR, port, "cannot keep the program %s: %s", name,
 				af_xdp_lib_strerror(ret));
-		return ret != 0 ? ret : -ENOMEM;
+		return ret;
 	}
 	*progp = prog;
 	AF_XDP_PORT_LOG(INFO, port,

@@ -7,8 +7,11 @@
 
 /*
  * Rx offloads through the kernel's XDP metadata functions: the interface's
- * receive hash (RTE_ETH_RX_OFFLOAD_RSS_HASH) and the VLAN tag it took out
- * of the frame (RTE_ETH_RX_OFFLOAD_VLAN_STRIP).  A port that asks for one
+ * receive hash (RTE_ETH_RX_OFFLOAD_RSS_HASH) and the frame's outermost
+ * 802.1Q tag, which it took out of the frame or the program takes out
+ * (RTE_ETH_RX_OFFLOAD_VLAN_STRIP); and a CLOCK_TAI stamp the program takes
+ * (RTE_ETH_RX_OFFLOAD_TIMESTAMP, the timestamp dynamic field, read_clock in
+ * the same clock).  A port that asks for one
  * runs a built-in program bound to its interface (bpf/af_xdp_rx_meta.bpf.c)
  * which writes the values in front of each frame; the receive burst puts
  * them in the mbuf (af_xdp_rx.h).  And the Rx checksum offloads, which need

@@ -381,7 +381,7 @@ err_free:
  * in copy mode, which the kernel refuses with EBUSY while another socket's
  * buffer pool is registered at the queue, whatever that socket's mode.
  * Copy mode asks nothing of the interface's driver.  1 or 0; -errno when
- * the probe itself fails.
+ * the probe itself fails, which says nothing (af_xdp_queue_wait_free()).
  *
  * A free queue also means the kernel is done with every UMEM chunk of the
  * sockets that were there (net/xdp/xsk_buff_pool.c and xsk.c, read in 6.12):
@@ -424,26 +424,36 @@ af_xdp_queue_free(int ifindex, uint32_t queue)
 	return ret;
 }
 
+/*
+ * A probe that cannot run says nothing of the queue, and is taken as "not
+ * free": the mbufs stay the kernel's until a probe or a bind says
+ * otherwise.  Its failure is no rare accident either: its UMEM is charged
+ * to RLIMIT_MEMLOCK (without CAP_IPC_LOCK), and a closed socket that still
+ * lives (another process holds a copy of its descriptor, Tx skbs are in
+ * flight) keeps its own UMEM charged, so that a limit sized to the port's
+ * UMEMs refuses the probe (ENOBUFS) in exactly the case it is there to
+ * see.  Once the old socket is gone its charge is too, and the probe runs.
+ * (sock_diag could say whether the socket's inode is still there without
+ * any UMEM, but not enough: the socket leaves its list at the release of
+ * its file, while its pool stays at the queue, a NIC still writing into
+ * the fill ring's buffers, until the last skb and the deferred release of
+ * the pool are done: only a bind sees that.)
+ */
 bool
 af_xdp_queue_wait_free(int ifindex, uint32_t queue)
 {
 	unsigned int ms;
+	int free = 0;
 
 	for (ms = 0; ms < AF_XDP_CLOSE_WAIT_MS; ms++) {
-		int free = af_xdp_queue_free(ifindex, queue);
-
-		/*
-		 * A probe that cannot run (no memory it may lock for its
-		 * UMEM, say) is no sign of another holder: the descriptor is
-		 * taken to have been the last, as it nearly always is.
-		 */
-		if (free < 0)
-			AF_XDP_LOG(DEBUG, "cannot look whether queue %u of ifindex %d is free: %s; taken as free",
-				   queue, ifindex, strerror(-free));
-		if (free != 0)
+		free = af_xdp_queue_free(ifindex, queue);
+		if (free > 0)
 			return true;
 		usleep(1000);
 	}
+	if (free < 0)
+		AF_XDP_LOG(DEBUG, "cannot look whether queue %u of ifindex %d is free: %s; taken as still in use",
+			   queue, ifindex, strerror(-free));
 	return false;
 }
 

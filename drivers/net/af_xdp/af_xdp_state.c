@@ -37,6 +37,7 @@
 
 #include "af_xdp.h"
 #include "af_xdp_iface.h"
+#include "af_xdp_intr.h"
 #include "af_xdp_kernel.h"
 #include "af_xdp_lend.h"
 #include "af_xdp_mp.h"
@@ -396,13 +397,15 @@ dump_started(FILE *f, struct rte_eth_dev *dev)
 
 /*
  * Busy polling: on, pending (no frame yet tells whether the socket has a
- * NAPI context), or off and why: budget-zero (busy_budget=0), refused (the
- * kernel refused the socket options: the socket's busy-poll time reads 0),
- * no-napi-id (the first frames showed none), unknown (no socket to ask).
+ * NAPI context), or off and why: budget-zero (busy_budget=0),
+ * rx-interrupts (intr_conf.rxq: not set up, on purpose, af_xdp_intr.c),
+ * refused (the kernel refused the socket options: the socket's busy-poll
+ * time reads 0), no-napi-id (the first frames showed none), unknown (no
+ * socket to ask).
  */
 static void
 dump_busy_poll(FILE *f, uint16_t i, const struct af_xdp_port *port,
-	       const struct af_xdp_rx_queue *rxq, int fd)
+	       const struct af_xdp_rx_queue *rxq, int fd, bool rx_intr)
 {
 	int usecs = -1;
 
@@ -414,7 +417,7 @@ dump_busy_poll(FILE *f, uint16_t i, const struct af_xdp_port *port,
 	}
 	fprintf(f, "queue.%u.busy_poll = off\n", i);
 	fprintf(f, "queue.%u.busy_poll.reason = %s\n", i,
-		port->args.busy_budget == 0 ? "budget-zero" :
+		port->args.busy_budget == 0 ? "budget-zero" : rx_intr ? "rx-interrupts" :
 		usecs == 0 ? "refused" : usecs < 0 ? "unknown" : "no-napi-id");
 }
 
@@ -482,7 +485,7 @@ dump_queue(FILE *f, struct rte_eth_dev *dev, uint16_t i, int fd)
 	if (fd >= 0 && af_xdp_socket_napi_id(fd, &napi_id) == 0)
 		fprintf(f, "queue.%u.napi_id = %u\n", i, napi_id);
 	if (rxq != NULL)
-		dump_busy_poll(f, i, port, rxq, fd);
+		dump_busy_poll(f, i, port, rxq, fd, af_xdp_intr_rxq(dev));
 }
 
 static void

@@ -22,6 +22,21 @@
  * when a Tx checksum offload is configured) first honours each frame's
  * checksum request (af_xdp_csum.c); one the kernel completes carries
  * struct af_xdp_tx_meta in the headroom of its first descriptor's mbuf.
+ *
+ * In zero-copy mode, Linux 6.8 to 7.2 read the Tx metadata in front of
+ * every descriptor of a UMEM registered with it, XDP_TX_METADATA set in its
+ * options or not: the drivers that honour requests (mlx5, stmmac, igc)
+ * took xsk_buff_get_metadata(pool, addr), which looked only at the pool's
+ * tx_metadata_len, until "xsk: honor XDP_TX_METADATA in zero-copy path"
+ * (7.3-rc1, a6e4b9a6deb9; in 6.12 from 6.12.114, CVE-2026-90086, and in
+ * other stable lines since).  Copy mode has always looked at the option
+ * (xsk_build_skb()).  Whatever an mbuf's headroom held there (an earlier
+ * request, the Rx metadata's flags of a frame forwarded in place: its
+ * RSS-hash flag reads as XDP_TXMD_FLAGS_CHECKSUM) would be taken for a
+ * request.  So on a zero-copy socket with Tx metadata (txq->meta_clear)
+ * every descriptor without a request gets its flags zeroed, one 8-byte
+ * store (af_xdp_tx_burst_meta_clear, or the checksum build), and a frame
+ * whose headroom has no room for them is copied.
  */
 
 #include <errno.h>
@@ -44,7 +59,7 @@
 void
 af_xdp_txq_bind(struct af_xdp_tx_queue *txq, const struct af_xdp_ring *tx,
 		const struct af_xdp_ring *comp, const struct af_xdp_umem_layout *layout,
-		uint32_t tx_meta_len, struct rte_mempool *umem_pool, int fd)
+		uint32_t tx_meta_len, bool zero_copy, struct rte_mempool *umem_pool, int fd)
 {
 	txq->tx = *tx;
 	txq->comp = *comp;
@@ -53,6 +68,7 @@ af_xdp_txq_bind(struct af_xdp_tx_queue *txq, const struct af_xdp_ring *tx,
 	/* The kernel counts the metadata in front of a frame in the descriptor's length. */
 	txq->chunk_size = layout->chunk_size - tx_meta_len;
 	txq->csum_by_kernel = false;
+	txq->meta_clear = tx_meta_len != 0 && zero_copy;
 	txq->fd = fd;
 	txq->outstanding = 0;
 	txq->kick_refused = false;
@@ -111,6 +127,13 @@ sendable_in_place(const struct af_xdp_tx_queue *txq, const struct rte_mbuf *m)
 	return m->pool == txq->umem_pool && RTE_MBUF_DIRECT(m) && m->nb_segs == 1;
 }
 
+/* With meta_clear, the metadata's place in front of m's data is m's headroom. */
+static __rte_always_inline bool
+meta_room(const struct rte_mbuf *m, const bool clear)
+{
+	return !clear || m->data_off >= AF_XDP_TX_META_LEN;
+}
+
 static __rte_always_inline uint64_t
 mbuf_desc_addr(const struct af_xdp_tx_queue *txq, const struct rte_mbuf *m)
 {
@@ -118,11 +141,16 @@ mbuf_desc_addr(const struct af_xdp_tx_queue *txq, const struct rte_mbuf *m)
 	       ((uint64_t)m->data_off << XSK_UNALIGNED_BUF_OFFSET_SHIFT);
 }
 
+/* clear: the metadata's flags zeroed where the descriptor makes no request. */
 static __rte_always_inline void
-put_desc(struct af_xdp_tx_queue *txq, uint32_t at, const struct rte_mbuf *seg, uint32_t options)
+put_desc(struct af_xdp_tx_queue *txq, uint32_t at, struct rte_mbuf *seg, uint32_t options,
+	 const bool clear)
 {
 	struct xdp_desc *d = af_xdp_ring_desc(&txq->tx, txq->tx.cached_prod + at);
 
+	if (clear && !(options & XDP_TX_METADATA))
+		memset(rte_pktmbuf_mtod_offset(seg, uint8_t *, -(int)AF_XDP_TX_META_LEN), 0,
+		       sizeof(uint64_t));
 	d->addr = mbuf_desc_addr(txq, seg);
 	d->len = seg->data_len;
 	d->options = options;
@@ -153,7 +181,8 @@ chain_sendable_in_place(const struct af_xdp_tx_queue *txq, const struct rte_mbuf
 {
 	for (; m != NULL; m = m->next)
 		if (m->pool != txq->umem_pool || !RTE_MBUF_DIRECT(m) ||
-		    rte_mbuf_refcnt_read(m) != 1 || m->data_len > txq->chunk_size)
+		    rte_mbuf_refcnt_read(m) != 1 || m->data_len > txq->chunk_size ||
+		    !meta_room(m, txq->meta_clear))
 			return false;
 	return true;
 }
@@ -171,7 +200,7 @@ put_chain(struct af_xdp_tx_queue *txq, uint32_t at, struct rte_mbuf *m,
 	while (m != NULL) {
 		struct rte_mbuf *next = m->next;
 
-		put_desc(txq, at++, m, options | (next != NULL ? XDP_PKT_CONTD : 0));
+		put_desc(txq, at++, m, options | (next != NULL ? XDP_PKT_CONTD : 0), txq->meta_clear);
 		options = 0;
 		m->next = NULL;
 		m->nb_segs = 1;
@@ -204,7 +233,7 @@ put_copy(struct af_xdp_tx_queue *txq, uint32_t at, const struct rte_mbuf *m, uin
 		c[i]->pkt_len = len;
 		off += len;
 		put_desc(txq, at + i, c[i], (i == 0 ? first_options(c[0], meta) : 0) |
-			 (i + 1 < n ? XDP_PKT_CONTD : 0));
+			 (i + 1 < n ? XDP_PKT_CONTD : 0), txq->meta_clear);
 	}
 	txq->stats.copies++;
 	return 0;
@@ -351,11 +380,13 @@ tx_csum(struct af_xdp_tx_queue *txq, struct rte_mbuf *m, struct af_xdp_tx_meta *
 }
 
 /*
- * The burst, built twice: without checksum offloads (csum false, the
- * compiler drops every trace of them) and with them.
+ * The burst, built three times: without checksum offloads (csum false, the
+ * compiler drops every trace of them), the same zeroing the metadata's
+ * flags (clear: txq->meta_clear), and with them (clear as the queue says).
  */
 static __rte_always_inline uint16_t
-tx_burst(struct af_xdp_tx_queue *txq, struct rte_mbuf **bufs, uint16_t nb_pkts, const bool csum)
+tx_burst(struct af_xdp_tx_queue *txq, struct rte_mbuf **bufs, uint16_t nb_pkts, const bool csum,
+	 const bool clear)
 {
 	struct af_xdp_ring *tx = &txq->tx;
 	uint32_t space, i, queued = 0, frames = 0;
@@ -378,14 +409,15 @@ tx_burst(struct af_xdp_tx_queue *txq, struct rte_mbuf **bufs, uint16_t nb_pkts, 
 			if (done == AF_XDP_CSUM_BY_KERNEL)
 				meta = &meta_buf;
 		}
-		if (likely(sendable_in_place(txq, m) && len <= txq->max_frame)) {
+		if (likely(sendable_in_place(txq, m) && len <= txq->max_frame &&
+			   meta_room(m, clear))) {
 			/* After a chain, space may have been read for that chain only. */
 			if (unlikely(queued == space)) {
 				space = tx_space(txq, queued + nb_pkts - i);
 				if (queued == space)
 					break;	/* the caller keeps bufs[i] onwards */
 			}
-			put_desc(txq, queued++, m, csum ? first_options(m, meta) : 0);
+			put_desc(txq, queued++, m, csum ? first_options(m, meta) : 0, clear);
 		} else {
 			n = put_frame_slow(txq, m, queued, &space, nb_pkts - i, meta);
 			if (n < 0)
@@ -422,13 +454,21 @@ tx_burst(struct af_xdp_tx_queue *txq, struct rte_mbuf **bufs, uint16_t nb_pkts, 
 uint16_t
 af_xdp_tx_burst(void *queue, struct rte_mbuf **bufs, uint16_t nb_pkts)
 {
-	return tx_burst(queue, bufs, nb_pkts, false);
+	return tx_burst(queue, bufs, nb_pkts, false, false);
+}
+
+uint16_t
+af_xdp_tx_burst_meta_clear(void *queue, struct rte_mbuf **bufs, uint16_t nb_pkts)
+{
+	return tx_burst(queue, bufs, nb_pkts, false, true);
 }
 
 uint16_t
 af_xdp_tx_burst_csum(void *queue, struct rte_mbuf **bufs, uint16_t nb_pkts)
 {
-	return tx_burst(queue, bufs, nb_pkts, true);
+	struct af_xdp_tx_queue *txq = queue;
+
+	return tx_burst(txq, bufs, nb_pkts, true, txq->meta_clear);
 }
 
 void

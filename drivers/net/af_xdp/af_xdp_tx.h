@@ -9,18 +9,24 @@
 
 /* The burst when no Tx checksum offload is configured: flags not looked at. */
 uint16_t af_xdp_tx_burst(void *queue, struct rte_mbuf **bufs, uint16_t nb_pkts);
+/*
+ * The same on a queue whose metadata's flags must be zeroed (meta_clear: a
+ * zero-copy socket with Tx metadata, which some kernels read in front of
+ * every descriptor: af_xdp_tx.c).
+ */
+uint16_t af_xdp_tx_burst_meta_clear(void *queue, struct rte_mbuf **bufs, uint16_t nb_pkts);
 /* The burst when one is: each frame's checksum request honoured (af_xdp_csum.h). */
 uint16_t af_xdp_tx_burst_csum(void *queue, struct rte_mbuf **bufs, uint16_t nb_pkts);
 
 /*
  * Serve the queue from a socket's Tx and completion rings; umem_pool is the
  * UMEM, registered with tx_meta_len bytes of Tx metadata in front of each
- * frame (af_xdp_umem_tx_meta_len()).  L4 checksums: the driver's until
- * af_xdp_txq_set_csum().
+ * frame (af_xdp_umem_tx_meta_len()), the socket bound in zero-copy mode or
+ * not.  L4 checksums: the driver's until af_xdp_txq_set_csum().
  */
 void af_xdp_txq_bind(struct af_xdp_tx_queue *txq, const struct af_xdp_ring *tx,
 		     const struct af_xdp_ring *comp, const struct af_xdp_umem_layout *layout,
-		     uint32_t tx_meta_len, struct rte_mempool *umem_pool, int fd);
+		     uint32_t tx_meta_len, bool zero_copy, struct rte_mempool *umem_pool, int fd);
 
 /* Whether the burst leaves L4 checksums to the kernel (af_xdp_tx_csum_by_kernel()). */
 void af_xdp_txq_set_csum(struct af_xdp_tx_queue *txq, bool by_kernel);

@@ -12,6 +12,19 @@
  * load).  The driver moves them into the mbuf (af_xdp_rx.h).  Without
  * VLAN_STRIP, the tag goes back into the frame instead.
  *
+ * VLAN_STRIP is ethdev's: the port strips the frame's outermost 802.1Q tag
+ * (TPID 0x8100), whether the interface already took it out of the frame
+ * (the tag's kfunc) or it is still in the frame's bytes (a raw sender on
+ * veth, a NIC with its tag offload off), and reports its TCI with
+ * RTE_MBUF_F_RX_VLAN | RTE_MBUF_F_RX_VLAN_STRIPPED.  An 802.1ad tag (TPID
+ * 0x88a8) is an outer tag, which ethdev strips only under
+ * RTE_ETH_RX_OFFLOAD_QINQ_STRIP and reports with RTE_MBUF_F_RX_QINQ and
+ * _QINQ_STRIPPED, its TCI in vlan_tci_outer; those flags need an inner
+ * tag's TCI in vlan_tci beside it (rte_mbuf_core.h), and the port does not
+ * offer QINQ_STRIP: so an 802.1ad tag stays in the frame's bytes (one the
+ * interface took out goes back in), with no flag, as under a NIC's
+ * VLAN_STRIP alone, and the 802.1Q tag under it is not the outermost.
+ *
  * The kernel functions need a device-bound program: the driver loads one
  * of these with the interface's index and BPF_F_XDP_DEV_BOUND_ONLY and
  * attaches it alone, in native mode (af_xdp_rx_offload.c).  A function the
@@ -44,18 +57,21 @@ const volatile __u64 rx_ol_rss_hash = 0;
 const volatile __u64 rx_ol_vlan = 0;
 const volatile __u64 rx_ol_timestamp = 0;	/* the timestamp's dynamic flag */
 
+#define ETH_ALEN 6
+#define ETH_P_8021Q 0x8100
+#define VLAN_HLEN 4
+
 /*
  * The metadata in front of the frame; -1 when the interface's driver gives
  * the frame no room for it (no data_meta).  The kfuncs write their values
- * only on success: the fields are zeroed first.  The tag's protocol (802.1Q
- * or 802.1ad) is not passed on: either is reported as a stripped tag.
+ * only on success: the fields are zeroed first.  tci: the 802.1Q tag
+ * stripped (tagged), for VLAN_STRIP.
  */
 static __always_inline int
-write_meta(struct xdp_md *ctx)
+write_meta(struct xdp_md *ctx, int tagged, __u16 tci)
 {
 	struct af_xdp_rx_meta *meta;
 	enum xdp_rss_hash_type type = XDP_RSS_TYPE_NONE;
-	__be16 proto = 0;
 	__u64 ol = 0;
 
 	if (bpf_xdp_adjust_meta(ctx, -(int)sizeof(*meta)) != 0)
@@ -64,14 +80,13 @@ write_meta(struct xdp_md *ctx)
 	if ((void *)(meta + 1) > (void *)(long)ctx->data)
 		return -1;
 	meta->zero = 0;
-	meta->vlan_tci = 0;
+	meta->vlan_tci = tci;
 	meta->hash = 0;
 	meta->timestamp = 0;
 	if ((rx_meta_want & AF_XDP_RX_META_HASH) &&
 	    bpf_xdp_metadata_rx_hash(ctx, &meta->hash, &type) == 0)
 		ol |= rx_ol_rss_hash;
-	if ((rx_meta_want & AF_XDP_RX_META_VLAN) &&
-	    bpf_xdp_metadata_rx_vlan_tag(ctx, &proto, &meta->vlan_tci) == 0)
+	if (tagged)
 		ol |= rx_ol_vlan;
 	/*
 	 * A software stamp, in the clock the port's read_clock gives: veth's
@@ -87,30 +102,78 @@ write_meta(struct xdp_md *ctx)
 }
 
 /*
- * Without VLAN_STRIP, a tag the interface kept out of the frame's bytes
- * (veth with a VLAN device's tx-vlan-offload on the sending side, a NIC's
- * tag offload) goes back into the frame, after the MAC addresses, as the
- * wire had it: the application sees the frame a NIC without the offload
- * would give it.  -1 when the frame has no headroom for the 4 bytes.
+ * A tag the interface kept out of the frame's bytes (veth with a VLAN
+ * device's tx-vlan-offload on the sending side, a NIC's tag offload) goes
+ * back into the frame, after the MAC addresses, as the wire had it: the
+ * application sees the frame a NIC without the offload would give it.  -1
+ * when the frame has no headroom for the 4 bytes.
  */
 static __always_inline int
-inline_vlan_tag(struct xdp_md *ctx)
+push_vlan_tag(struct xdp_md *ctx, __be16 proto, __u16 tci)
 {
-	__be16 proto = 0;
-	__u16 tci = 0;
 	__u8 *data;
 
-	if (bpf_xdp_metadata_rx_vlan_tag(ctx, &proto, &tci) != 0)
-		return 0;	/* no tag out of band */
-	if (bpf_xdp_adjust_head(ctx, -4) != 0)
+	if (bpf_xdp_adjust_head(ctx, -VLAN_HLEN) != 0)
 		return -1;
 	data = (void *)(long)ctx->data;
-	if ((void *)(data + 2 * 6 + 4) > (void *)(long)ctx->data_end)
+	if ((void *)(data + 2 * ETH_ALEN + VLAN_HLEN) > (void *)(long)ctx->data_end)
 		return -1;
-	__builtin_memmove(data, data + 4, 2 * 6);
-	*(__be16 *)(data + 12) = proto;
-	*(__be16 *)(data + 14) = bpf_htons(tci);
+	__builtin_memmove(data, data + VLAN_HLEN, 2 * ETH_ALEN);
+	*(__be16 *)(data + 2 * ETH_ALEN) = proto;
+	*(__be16 *)(data + 2 * ETH_ALEN + 2) = bpf_htons(tci);
 	return 0;
+}
+
+/*
+ * An 802.1Q tag in the frame's bytes, right after the MAC addresses, taken
+ * out: 1 and its TCI, 0 where there is none.  The MAC addresses move
+ * forward over it, then the frame's start.
+ */
+static __always_inline int
+pop_vlan_tag(struct xdp_md *ctx, __u16 *tci)
+{
+	__u8 *data = (void *)(long)ctx->data;
+	__u8 macs[2 * ETH_ALEN];
+
+	if ((void *)(data + 2 * ETH_ALEN + VLAN_HLEN) > (void *)(long)ctx->data_end ||
+	    *(__be16 *)(data + 2 * ETH_ALEN) != bpf_htons(ETH_P_8021Q))
+		return 0;
+	*tci = bpf_ntohs(*(__be16 *)(data + 2 * ETH_ALEN + 2));
+	__builtin_memcpy(macs, data, sizeof(macs));
+	/* 4 bytes fewer of the 14 or more after them: the kernel keeps an Ethernet header. */
+	if (bpf_xdp_adjust_head(ctx, VLAN_HLEN) != 0)
+		return -1;
+	data = (void *)(long)ctx->data;
+	if ((void *)(data + sizeof(macs)) > (void *)(long)ctx->data_end)
+		return -1;
+	__builtin_memcpy(data, macs, sizeof(macs));
+	return 1;
+}
+
+/*
+ * The frame's VLAN tag, before its metadata (bpf_xdp_adjust_head() would
+ * move that too): with VLAN_STRIP, 1 and the TCI of an 802.1Q tag out of
+ * band or outermost in the bytes, stripped; an 802.1ad tag out of band put
+ * back (see the top of the file).  Without (VLAN_INLINE), any tag out of
+ * band put back.  0 where nothing is stripped, -1 where a tag cannot go
+ * back.
+ */
+static __always_inline int
+take_vlan_tag(struct xdp_md *ctx, __u16 *tci)
+{
+	__be16 proto = 0;
+	__u16 oob = 0;
+
+	if (bpf_xdp_metadata_rx_vlan_tag(ctx, &proto, &oob) == 0) {
+		if ((rx_meta_want & AF_XDP_RX_META_VLAN) && proto == bpf_htons(ETH_P_8021Q)) {
+			*tci = oob;
+			return 1;
+		}
+		return push_vlan_tag(ctx, proto, oob);
+	}
+	if (rx_meta_want & AF_XDP_RX_META_VLAN)
+		return pop_vlan_tag(ctx, tci);
+	return 0;	/* no tag out of band */
 }
 
 /*
@@ -122,12 +185,15 @@ inline_vlan_tag(struct xdp_md *ctx)
 static __always_inline int
 prepare(struct xdp_md *ctx)
 {
-	if (write_meta(ctx) != 0)
-		return -1;
-	/* After the metadata, which bpf_xdp_adjust_head() moves with the frame. */
-	if ((rx_meta_want & AF_XDP_RX_META_VLAN_INLINE) && inline_vlan_tag(ctx) != 0)
-		return -1;
-	return 0;
+	__u16 tci = 0;
+	int tagged = 0;
+
+	if (rx_meta_want & (AF_XDP_RX_META_VLAN | AF_XDP_RX_META_VLAN_INLINE)) {
+		tagged = take_vlan_tag(ctx, &tci);
+		if (tagged < 0)
+			return -1;
+	}
+	return write_meta(ctx, tagged, tci);
 }
 
 SEC("xdp.frags")
