@@ -64,8 +64,8 @@
 #define XSK_CQ_RING	XSK_FRAMES
 #define XSK_FQ_RING	64u		/* required by bind(); this socket receives nothing */
 #define XSK_KERNEL_BUDGET 32u		/* frames per sendto() unless raised */
-#define XSK_BIND_TRIES	200u		/* bind() retries while the queue is busy, */
-#define XSK_BIND_WAIT_US 10000u		/* 10 ms apart: 2 s */
+#define XSK_BIND_TRIES	1000u		/* bind() retries while the queue is busy, */
+#define XSK_BIND_WAIT_US 10000u		/* 10 ms apart: 10 s */
 
 static int
 map_ring(int fd, struct gen_xsk_ring *r, const struct xdp_ring_offset *off, uint32_t n,
@@ -186,7 +186,8 @@ gen_xsk_open(struct gen_xsk *x, int ifindex, unsigned int queue, const uint8_t *
 	}
 	/*
 	 * A socket closed a moment ago (the previous run's) keeps its queue
-	 * until the kernel's deferred release of its buffer pool: EBUSY for a
+	 * until the kernel's deferred release of its buffer pool (a work item:
+	 * over 2 s on a machine at load 8, seen in a CI run): EBUSY for a
 	 * while.  Another socket still bound keeps it for good.
 	 */
 	for (unsigned int tries = 0;; tries++) {
@@ -199,7 +200,7 @@ gen_xsk_open(struct gen_xsk *x, int ifindex, unsigned int queue, const uint8_t *
 		snprintf(err, errlen, "bind of an AF_XDP socket to queue %u in copy mode: %s%s",
 			 queue, strerror(-ret),
 			 ret == -EINVAL ? " (no such queue?)" :
-			 ret == -EBUSY ? " (another socket is bound to that queue, for over 2 s)" : "");
+			 ret == -EBUSY ? " (another socket is bound to that queue, for over 10 s)" : "");
 		goto fail;
 	}
 	/*
