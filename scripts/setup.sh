@@ -4,7 +4,9 @@
 # DPDK (from Debian's source package, only when they are missing), and the build
 # (with DPDK's own examples/l2fwd from that source, for the benchmark).
 #
-# Usage: scripts/setup.sh [--no-build]
+# Usage: scripts/setup.sh [--no-build | --packages]
+#   --packages  print the Debian packages it installs, one a line, and exit
+#               (scripts/root.sh installs the same in a Debian 13 or testing root)
 # Environment:
 #   AFXDP_CACHE   where downloaded sources are kept (default /var/cache/af-xdp-direct;
 #                 scripts/dpdk-source.sh fetches them)
@@ -18,8 +20,6 @@ do_build=1
 
 log() { printf '[setup] %s\n' "$*"; }
 die() { printf '[setup] error: %s\n' "$*" >&2; exit 1; }
-
-[ "$(id -u)" -eq 0 ] || die "run as root: packages are installed and the tests need CAP_NET_ADMIN/CAP_BPF"
 
 packages=(
 	# build
@@ -37,6 +37,12 @@ packages=(
 	# benchmark: its plot (bench/run.py draws none, and says so, without it)
 	python3-matplotlib python3-docutils
 )
+
+if [ "${1:-}" = "--packages" ]; then
+	printf '%s\n' "${packages[@]}"
+	exit 0
+fi
+[ "$(id -u)" -eq 0 ] || die "run as root: packages are installed and the tests need CAP_NET_ADMIN/CAP_BPF"
 
 missing=()
 for p in "${packages[@]}"; do
