@@ -172,6 +172,8 @@ mount_script='
 set -eu
 r=$1 top=$2
 shift 2
+# the root a mount point of its own: `ip netns exec` makes / a slave mount
+mount --bind "$r" "$r"
 mount -t proc proc "$r/proc"
 mount --rbind /sys "$r/sys"
 mount -t bpf bpf "$r/sys/fs/bpf"

@@ -34,8 +34,10 @@ packages=(
 	python3
 	# tests of real clients: reading dpdk-dumpcap's captures back; Open vSwitch
 	tcpdump openvswitch-switch-dpdk
-	# benchmark: its plot (bench/run.py draws none, and says so, without it)
-	python3-matplotlib python3-docutils
+	# benchmark: its plot (bench/run.py draws none, and says so, without it);
+	# the check of the documentation (tests/docs: docutils, and pygments for
+	# its code blocks)
+	python3-matplotlib python3-docutils python3-pygments
 )
 
 if [ "${1:-}" = "--packages" ]; then
