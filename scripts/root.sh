@@ -192,7 +192,14 @@ while [ "$1" != -- ]; do
 	shift
 done
 shift
-exec chroot "$r" "$@"
+# The root made the namespace root (pivot_root, the old one detached), not
+# the process root only (chroot): a path read back from /proc (the link of a
+# descriptor) by a process in a mount namespace made from this one (ip netns
+# exec) is then the path in the root, not on this machine.
+cd "$r"
+pivot_root . .
+umount -l .
+exec chroot . "$@"
 '
 
 # What is passed into the root from the environment.
