@@ -28,7 +28,7 @@ packages=(
 	dpdk dpdk-dev libdpdk-dev libxdp-dev libbpf-dev bpftool
 	# fetching the DPDK source package; building and checking our Debian
 	# package (scripts/deb.sh)
-	dpkg-dev debhelper lintian
+	dpkg-dev debhelper lintian build-essential
 	# tests: topology, traffic and measurement
 	iproute2 ethtool iputils-ping netcat-openbsd valgrind procps coreutils
 	python3
