@@ -7,11 +7,15 @@
 # build and test tools) and any set named with --with. Then, optionally, a
 # command run inside it.
 #
-# Usage: scripts/root.sh <suite> [--with SET]... [--refresh] [-- COMMAND [ARG]...]
+# Usage: scripts/root.sh <suite> [--with SET]... [--bind DIR]... [--refresh]
+#                        [-- COMMAND [ARG]...]
 #   suite       trixie (also: 13, stable) or forky (also: testing)
 #   --with SET  more packages; SET is one of:
 #                 qemu   Debian's qemu-system-x86 (Debian 13: qemu 10, whose
 #                        emulated igb NIC the VM of issue 47 needs)
+#   --bind DIR  also bind this machine's DIR, read-only, at its own path
+#               (scripts/test.sh: the DPDK lines it built, whose plugins
+#               find their libraries there by their rpath)
 #   --refresh   look up the suite's package versions again even when a root
 #               was made within the last AFXDP_ROOT_FRESH seconds
 #   COMMAND     run inside the root as root (chroot), in the caller's
@@ -21,11 +25,12 @@
 #
 # The root is cached under AFXDP_CACHE/roots, keyed by the suite, the package
 # list and the version of every package apt would install for it (a private
-# apt configuration resolves them against the suite's index, in seconds): a
-# root of the same key is used as it is; a new key makes a new root (debootstrap
-# and apt: a few minutes) and, once it is complete, removes the suite's older
-# roots that nobody has entered. Without network, the newest root of the suite
-# and set is used, and that is said.
+# apt configuration resolves them against the suite's index; only when that
+# index changed: a cached root costs the index's update, 2-4 s): a root of
+# the same key is used as it is; a new key makes a new root (debootstrap and
+# apt: 6-11 minutes on a busy machine of this kind) and, once it is
+# complete, removes the suite's older roots that nobody has entered. Without
+# network, the newest root of the suite and set is used, and that is said.
 #
 # Entering it: the command runs in a mount namespace of its own (unshare),
 # so every mount made for it (and by it) goes when its last process ends,
@@ -65,12 +70,15 @@ declare -A WITH=(
 	[qemu]="qemu-system-x86 qemu-utils"
 )
 
-suite= with=() refresh=0 cmd=()
+suite= with=() binds=() refresh=0 cmd=()
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--with)
 		[ -n "${WITH[${2:-}]:-}" ] || die "--with ${2:-}: one of ${!WITH[*]}"
 		with+=("$2"); shift 2 ;;
+	--bind)
+		[ -d "${2:-}" ] || die "--bind ${2:-}: not a directory"
+		binds+=("$(cd "$2" && pwd -P)"); shift 2 ;;
 	--refresh) refresh=1; shift ;;
 	--) shift; cmd=("$@"); break ;;
 	-*) die "unknown option '$1' (see the head of $0)" ;;
@@ -135,15 +143,31 @@ newest_root() {
 		head -n1 | sed 's/\.complete$//' || true
 }
 
-resolve() {
+# The key of the root to use, from the suite's index as the mirror serves it
+# now. apt's resolver (up to 20 s on a busy machine) runs only when the index
+# (its Release files) or the package list changed since the last lookup;
+# otherwise that lookup's key is used.
+root_key() {
+	local index versions key
 	mkdir -p "$apt_dir/lists/partial" "$apt_dir/cache/archives/partial"
 	: >"$apt_dir/status"
 	sources >"$apt_dir/sources.list"
 	apt-get "${apt_opts[@]}" update -qq >"$apt_dir/update.log" 2>&1 || return 1
 	grep -q '^[EW]: ' "$apt_dir/update.log" && return 1
+	index=$({ printf '%s\n' "recipe $RECIPE" "main $main_uri" "security $security_uri" \
+		"${packages[@]}"; cat "$apt_dir"/lists/*Release; } | sha256sum | cut -c1-16)
+	if [ "$(cut -d' ' -f1 "$apt_dir/key-$set_name" 2>/dev/null)" = "$index" ]; then
+		cut -d' ' -f2 "$apt_dir/key-$set_name"
+		return 0
+	fi
 	# every package and version an empty system would get: the closure
-	apt-get "${apt_opts[@]}" -s install --no-install-recommends "${packages[@]}" 2>&1 |
-		awk '/^Inst / { v = $3; sub(/^\(/, "", v); print $2, v }' | sort
+	versions=$(apt-get "${apt_opts[@]}" -s install --no-install-recommends "${packages[@]}" 2>&1 |
+		awk '/^Inst / { v = $3; sub(/^\(/, "", v); print $2, v }' | sort)
+	[ -n "$versions" ] || return 1
+	key=$(printf '%s\n' "recipe $RECIPE" "suite $suite" "main $main_uri" \
+		"security $security_uri" "${packages[@]}" "--" "$versions" | sha256sum | cut -c1-12)
+	echo "$index $key" >"$apt_dir/key-$set_name"
+	echo "$key"
 }
 
 root=
@@ -152,9 +176,7 @@ if [ "$refresh" = 0 ] && [ -n "$recent" ] && [ "$fresh" -gt 0 ] &&
 	[ $(($(date +%s) - $(stat -c %Y "$recent.complete"))) -lt "$fresh" ]; then
 	root=$recent
 	log "$set_name: $(basename "$root"), made less than $fresh s ago (AFXDP_ROOT_FRESH)"
-elif versions=$(resolve) && [ -n "$versions" ]; then
-	key=$(printf '%s\n' "recipe $RECIPE" "suite $suite" "main $main_uri" \
-		"security $security_uri" "${packages[@]}" "--" "$versions" | sha256sum | cut -c1-12)
+elif key=$(root_key) && [ -n "$key" ]; then
 	root=$roots/$set_name-$key
 else
 	[ -n "$recent" ] || {
@@ -211,8 +233,8 @@ root_env() {
 
 # The directories bound read-only besides the checkout: ../shared beside it,
 # the DPDK tarballs' directory (AFXDP_DPDK_TARBALLS), the checkout's git
-# directory where it is elsewhere (a git worktree's). Each once, none inside
-# the checkout or another.
+# directory where it is elsewhere (a git worktree's), those of --bind. Each
+# once, none inside the checkout or another.
 read_only_dirs() {
 	local d common
 	{
@@ -222,6 +244,7 @@ read_only_dirs() {
 		if common=$(git -C "$top" rev-parse --path-format=absolute --git-common-dir 2>/dev/null); then
 			(cd "$common" && pwd -P)
 		fi
+		[ ${#binds[@]} -eq 0 ] || printf '%s\n' "${binds[@]}"
 	} | sort -u | while read -r d; do
 		case "$d/" in "$top"/*) continue ;; esac
 		echo "$d"
