@@ -50,7 +50,8 @@ if [ -d "$where" ]; then
 	tarball=$(tarball_in "$where")
 	[ -n "$tarball" ] || die "no dpdk-$line.*.tar.xz in $where (AFXDP_DPDK_TARBALLS)" 3
 else
-	tarball=$(realpath -e "$where" 2>/dev/null) || die "$where: no such file or directory" 3
+	tarball=$(realpath -e "$where" 2>/dev/null) ||
+		die "no dpdk-$line.*.tar.xz: $where does not exist (AFXDP_DPDK_TARBALLS, or ../shared/dpdk beside the checkout)" 3
 fi
 want=$(expected_digest "$tarball")
 [ -n "$want" ] || die "$(dirname "$tarball")/SHA256SUMS does not list $(basename "$tarball")"

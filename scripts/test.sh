@@ -48,18 +48,33 @@ if [ "${1:-}" = "--no-vm" ]; then
 	shift
 fi
 
-"$top/scripts/setup.sh"
-if [ $vm -eq 1 ]; then
-	# Cached by a hash of its inputs: seconds when nothing changed.
-	"$top/kernel/build.sh"
-fi
-
 if [ $# -gt 0 ]; then
 	lines=${AFXDP_DPDK_LINES-}
 	roots=${AFXDP_ROOTS-}
 else
 	lines=${AFXDP_DPDK_LINES-23.11 24.11}
 	roots=${AFXDP_ROOTS-trixie forky}
+fi
+
+"$top/scripts/setup.sh"
+# The distributions' roots are made (or found cached) in the background, one
+# after the other, while the kernel and the DPDK lines build: debootstrap and
+# apt are mostly network and disk. Each one's output and exit code are kept
+# for the loop below.
+root_logs=$(mktemp -d)
+trap 'rm -rf "$root_logs"' EXIT
+root_job=
+if [ -n "$roots" ]; then
+	for suite in $roots; do
+		rc=0
+		"$top/scripts/root.sh" "$suite" >"$root_logs/$suite.log" 2>&1 || rc=$?
+		echo "$rc" >"$root_logs/$suite.rc"
+	done &
+	root_job=$!
+fi
+if [ $vm -eq 1 ]; then
+	# Cached by a hash of its inputs: seconds when nothing changed.
+	"$top/kernel/build.sh"
 fi
 # What runs on each other line, besides Debian 12's 22.11 (every suite):
 # the tests of the VM's zero-copy boot named here (vm-zc, AFXDP_VM_ONLY).
@@ -97,15 +112,16 @@ export AFXDP_LINE_PLUGINS=$line_plugins
 # Debian 13 and testing: each root made (or found cached) and the plugin
 # built in it, against the system's DPDK, into build-<suite>.
 declare -A ROOT_BUILD=()
+[ -z "$root_job" ] || wait "$root_job" || true
 for suite in $roots; do
 	echo "=== Debian $suite: the root and the plugin"
 	started=$(date +%s)
-	rc=0
-	out=$(mktemp)
-	"$top/scripts/root.sh" "$suite" 2>&1 | tee "$out" || rc=${PIPESTATUS[0]}
+	out=$root_logs/$suite.log
+	cat "$out"
+	rc=$(cat "$root_logs/$suite.rc" 2>/dev/null || echo 1)
 	if [ "$rc" -eq 0 ]; then
 		BUILD_DIR=$top/build-$suite "$top/scripts/root.sh" "$suite" -- "$top/scripts/setup.sh" 2>&1 |
-			grep -v '^\[[0-9]*/[0-9]*\] ' || rc=${PIPESTATUS[0]}
+			grep -v '^\[[0-9]*/[0-9]*\] ' | tee -a "$out" || rc=${PIPESTATUS[0]}
 	fi
 	if [ "$rc" -eq 0 ]; then
 		ROOT_BUILD[$suite]=$top/build-$suite
@@ -114,13 +130,12 @@ for suite in $roots; do
 	else
 		failed+=("Debian $suite: scripts/root.sh or the build in it failed (exit $rc)")
 	fi
-	rm -f "$out"
 	echo "=== Debian $suite: ready in $(($(date +%s) - started)) s"
 done
 
 # Each run's testlog.json, kept for the grand total at the end.
 logs=$(mktemp -d)
-trap 'rm -rf "$logs"' EXIT
+trap 'rm -rf "$logs" "$root_logs"' EXIT
 summarize() {
 	python3 "$top/scripts/test-summary.py" "$1/meson-logs/testlog.json" || true
 	cp "$1/meson-logs/testlog.json" "$logs/$(ls "$logs" | wc -l).json" 2>/dev/null || true
