@@ -170,6 +170,9 @@ root_key() {
 	echo "$key"
 }
 
+# One lookup or making at a time per suite (its sets share the apt index).
+exec 9>"$roots/$suite.lock"
+flock 9
 root=
 recent=$(newest_root)
 if [ "$refresh" = 0 ] && [ -n "$recent" ] && [ "$fresh" -gt 0 ] &&
@@ -320,8 +323,6 @@ prune() {
 	done
 }
 
-exec 9>"$roots/$set_name.lock"
-flock 9
 if [ ! -f "$root.complete" ]; then
 	make_root "$root"
 	prune "$root"
