@@ -93,44 +93,13 @@ export PATH=/usr/bin:$PATH
 # Each way sets src (the tree), version, and origin: what identifies the
 # source in the cache key (the tarball's digest, Debian's version, a path).
 
-# The newest dpdk-<line>.*.tar.xz in directory $1, or nothing.
-tarball_in() {
-	local name
-	name=$(find "$1" -maxdepth 1 -name "dpdk-$line.*.tar.xz" -printf '%f\n' 2>/dev/null |
-		sort -V | tail -n1)
-	[ -z "$name" ] || echo "$1/$name"
-}
-
-# The SHA-256 that tarball $1 must have, from SHA256SUMS or <tarball>.sha256
-# beside it; dies when neither names it.
-expected_digest() {
-	local dir name sums
-	dir=$(dirname "$1") name=$(basename "$1")
-	for sums in "$dir/SHA256SUMS" "$1.sha256"; do
-		[ -f "$sums" ] || continue
-		awk -v n="$name" '{ f = $2; sub(/^\*/, "", f) } f == n || (NF == 1) { print $1; exit }' "$sums"
-		return 0
-	done
-	die "no SHA256SUMS or $name.sha256 beside $1: write one from the digest the release was published with (sha256sum's format: '<digest>  $name')"
-}
-
-# Tarball $1, its digest checked, unpacked once into the cache.
+# Tarball $1 (a file or a directory of them), its digest checked, unpacked
+# once into the cache (scripts/dpdk-tarball.sh); its exit passed on.
 use_tarball() {
-	local want have tree
-	want=$(expected_digest "$1")
-	[ -n "$want" ] || die "$(dirname "$1")/SHA256SUMS does not list $(basename "$1")"
-	have=$(sha256sum "$1" | cut -d' ' -f1)
-	[ "$have" = "$want" ] || die "$1: SHA-256 $have, but its SHA256SUMS says $want: refusing a tarball that is not the release"
-	tree=$cache/dpdk-src/${have:0:16}
-	if [ ! -f "$tree/.complete" ]; then
-		rm -rf "$tree" && mkdir -p "$tree"
-		# dpdk.org's stable tarballs unpack into dpdk-stable-<version>/,
-		# git archive's into dpdk-<version>/: drop whichever it is.
-		tar -xJf "$1" -C "$tree" --strip-components=1
-		touch "$tree/.complete"
-	fi
-	src=$tree version=$(cat "$src/VERSION") origin="tarball sha256 $have"
-	log "DPDK $version from $1 (SHA-256 checked)"
+	local rc=0
+	src=$("$top/scripts/dpdk-tarball.sh" "$line" "$1") || rc=$?
+	[ "$rc" -eq 0 ] || exit "$rc"
+	version=$(cat "$src/VERSION") origin="tarball sha256 $(cat "$src.sha256")"
 }
 
 # Debian's pinned source package of the line, if the mirror serves it;
@@ -157,15 +126,13 @@ if [ -n "$source_dir" ]; then
 	version=$(cat "$src/VERSION") origin="tree $src"
 	log "DPDK $version from the tree $src"
 elif [ -n "$tarball" ]; then
-	[ -d "$tarball" ] && { t=$(tarball_in "$tarball"); [ -n "$t" ] ||
-		die "no dpdk-$line.*.tar.xz in $tarball" 3; tarball=$t; }
 	use_tarball "$tarball"
 elif ! use_debian_pin; then
 	dir=$(realpath -m "${AFXDP_DPDK_TARBALLS:-$top/../shared/dpdk}")
-	t=$(tarball_in "$dir")
-	[ -n "$t" ] || die "no DPDK $line: ${why[*]}; and no dpdk-$line.*.tar.xz in $dir (--tarball, AFXDP_DPDK_TARBALLS)" 3
+	ls "$dir"/dpdk-"$line".*.tar.xz >/dev/null 2>&1 ||
+		die "no DPDK $line: ${why[*]}; and no dpdk-$line.*.tar.xz in $dir (--tarball, AFXDP_DPDK_TARBALLS)" 3
 	log "${why[*]}: taking the release tarball"
-	use_tarball "$t"
+	use_tarball "$dir"
 fi
 [ "${version#"$line".}" != "$version" ] || die "the source is DPDK $version, not of line $line"
 

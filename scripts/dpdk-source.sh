@@ -8,6 +8,11 @@
 #   builds DPDK's own examples/l2fwd from it. Where apt has no source index,
 #   it adds deb-src entries for the Debian archives the system already
 #   installs from (taken from apt's own configuration: a local mirror works).
+#   Where the mirror does not serve that source (Debian 13's and testing's
+#   DPDK here, scripts/root.sh), a release tarball of the same LTS line
+#   instead (scripts/dpdk-tarball.sh: AFXDP_DPDK_TARBALLS or ../shared/dpdk),
+#   said on stderr: the build then checks that its driver-SDK headers agree
+#   with the installed DPDK (buildtools/dpdk-sdk/same_line.py), or refuses it.
 # Usage: scripts/dpdk-source.sh <Debian version> <suite>
 #   That version from that suite's sources (e.g. 24.11.8-0+deb13u1 trixie),
 #   for scripts/dpdk-build.sh, through an apt configuration of its own under
@@ -116,7 +121,21 @@ if [ ! -f "$srcdir/.complete" ]; then
 	rm -rf "$srcdir" && mkdir -p "$srcdir"
 	if [ -z "$suite" ]; then
 		add_system_sources
-		(cd "$srcdir" && apt-get source -qq "dpdk=$pkgver" >/dev/null)
+		if [ -f "$srcdir.unserved" ] ||
+			! (cd "$srcdir" && apt-get source -qq "dpdk=$pkgver") >"$srcdir.log" 2>&1; then
+			# once not served, not asked again (a marker beside the cache)
+			[ -f "$srcdir.unserved" ] || { grep -E '^E:' "$srcdir.log" |
+				sed 's/^/[dpdk-source]   /' >&2 || true; date -R >"$srcdir.unserved"; }
+			rm -rf "$srcdir" "$srcdir.log"
+			line=$(echo "$pkgver" | cut -d. -f1-2)
+			log "the mirror does not serve Debian's source of dpdk $pkgver ($srcdir.unserved): a release of the same line, $line, instead"
+			tree=$("$(dirname "$0")/dpdk-tarball.sh" "$line") ||
+				die "no source of dpdk $pkgver: not served, and no release tarball of DPDK $line (AFXDP_DPDK_TARBALLS)" 3
+			# not cached here: the tarball's tree is (AFXDP_CACHE/dpdk-src)
+			echo "$tree"
+			exit 0
+		fi
+		rm -f "$srcdir.log"
 	else
 		add_suite_sources "$suite"
 		if ! (cd "$srcdir" && apt-get "${apt_opts[@]}" source -qq "dpdk=$pkgver") \

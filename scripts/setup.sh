@@ -4,7 +4,9 @@
 # DPDK (from Debian's source package, only when they are missing), and the build
 # (with DPDK's own examples/l2fwd from that source, for the benchmark).
 #
-# Usage: scripts/setup.sh [--no-build]
+# Usage: scripts/setup.sh [--no-build | --packages]
+#   --packages  print the Debian packages it installs, one a line, and exit
+#               (scripts/root.sh installs the same in a Debian 13 or testing root)
 # Environment:
 #   AFXDP_CACHE   where downloaded sources are kept (default /var/cache/af-xdp-direct;
 #                 scripts/dpdk-source.sh fetches them)
@@ -19,8 +21,6 @@ do_build=1
 log() { printf '[setup] %s\n' "$*"; }
 die() { printf '[setup] error: %s\n' "$*" >&2; exit 1; }
 
-[ "$(id -u)" -eq 0 ] || die "run as root: packages are installed and the tests need CAP_NET_ADMIN/CAP_BPF"
-
 packages=(
 	# build
 	gcc make meson ninja-build pkg-config python3-pyelftools clang llvm
@@ -28,15 +28,23 @@ packages=(
 	dpdk dpdk-dev libdpdk-dev libxdp-dev libbpf-dev bpftool
 	# fetching the DPDK source package; building and checking our Debian
 	# package (scripts/deb.sh)
-	dpkg-dev debhelper lintian
+	dpkg-dev debhelper lintian build-essential
 	# tests: topology, traffic and measurement
 	iproute2 ethtool iputils-ping netcat-openbsd valgrind procps coreutils
 	python3
 	# tests of real clients: reading dpdk-dumpcap's captures back; Open vSwitch
 	tcpdump openvswitch-switch-dpdk
-	# benchmark: its plot (bench/run.py draws none, and says so, without it)
-	python3-matplotlib python3-docutils
+	# benchmark: its plot (bench/run.py draws none, and says so, without it);
+	# the check of the documentation (tests/docs: docutils, and pygments for
+	# its code blocks)
+	python3-matplotlib python3-docutils python3-pygments
 )
+
+if [ "${1:-}" = "--packages" ]; then
+	printf '%s\n' "${packages[@]}"
+	exit 0
+fi
+[ "$(id -u)" -eq 0 ] || die "run as root: packages are installed and the tests need CAP_NET_ADMIN/CAP_BPF"
 
 missing=()
 for p in "${packages[@]}"; do

@@ -19,6 +19,11 @@ the telemetry socket (afxdp_test.state), must say:
   no program; started again, it has them again; CYCLES stop/start cycles
   while another thread reads the block without pause leave testpmd running
   and every block read whole (telemetry dumps from a thread of its own).
+The block names what the plugin was built with, as meson built it: the
+release of DPDK's driver-SDK headers (dpdk.sdk_headers: another point release
+of the installed line in a Debian 13 or testing root), libxdp's
+(libxdp.built_for), and libxdp.leak_guard on exactly for a libxdp before
+1.4.1, which leaks descriptors the driver then closes itself.
 The two configuration flags that used to be xstats (rx_xdp_redirect_direct,
 rx_xdp_kernel_batched_map) are state keys now, not xstats; after traffic and
 `clear port xstats` every xstat reads 0. The block printed by a secondary
@@ -27,6 +32,7 @@ dpdk-telemetry.py equals the one read directly.
 """
 
 import json
+import os
 import re
 import shutil
 import threading
@@ -202,6 +208,19 @@ def cycles_while_read(t, tp):
     t.equal(state.read(tp, 0).get("state"), "started", "state after the cycles")
 
 
+def check_build(t, st):
+    """What the block says the plugin was built with: meson's record of it."""
+    libxdp = os.environ.get("AFXDP_BUILT_LIBXDP")
+    sdk = os.environ.get("AFXDP_BUILT_SDK_HEADERS")
+    if libxdp:
+        t.equal(st.get("libxdp.built_for"), libxdp, "libxdp.built_for (meson's libxdp)")
+        leaks = tuple(int(x) for x in re.findall(r"\d+", libxdp)[:3]) < (1, 4, 1)
+        t.equal(st.get("libxdp.leak_guard"), "on" if leaks else "off",
+                "libxdp.leak_guard: on for a libxdp before 1.4.1 (this is %s)" % libxdp)
+    if sdk:
+        t.equal(st.get("dpdk.sdk_headers"), sdk, "dpdk.sdk_headers (meson's driver-SDK headers)")
+
+
 def main(t):
     env.proc_info_path()
     with topo.Topology() as net, hugepages.HugePages(HUGEPAGES) as hp:
@@ -218,6 +237,7 @@ def main(t):
             st = state.read(tp, 0)
             env.log("state block:\n" + "\n".join("%s = %s" % kv for kv in st.items()))
             t.equal(st.get("driver"), "af_xdp_direct", "driver")
+            check_build(t, st)
             check_world(t, st, port, tp)
             check_socket(t, st, port)
             check_other_readers(t, tp, dut, st)

@@ -8,6 +8,7 @@
 
 #include <string.h>
 
+#include <ethdev_driver.h>
 #include <rte_version.h>
 
 #include "af_xdp_version.h"
@@ -54,10 +55,23 @@ test_strings(void)
 	CHECK_STR(af_xdp_dpdk_built_for(), af_xdp_dpdk_version_str(RTE_VERSION, buf, sizeof(buf)));
 }
 
+/* The running librte_ethdev's rte_eth_devices is as large as this build
+ * lays it out (the probe refuses to drive ports otherwise). */
+static void
+test_eth_devices(void)
+{
+	size_t running = af_xdp_dpdk_eth_devices_size();
+
+	CHECK(running != 0, "dladdr1() found no size for rte_eth_devices");
+	CHECK(running == AF_XDP_DPDK_ETH_DEVICES_SIZE, "running %zu bytes, built for %zu",
+	      running, AF_XDP_DPDK_ETH_DEVICES_SIZE);
+}
+
 int
 main(void)
 {
 	RUN(test_match);
+	RUN(test_eth_devices);
 	RUN(test_strings);
 	return unit_summary();
 }

@@ -284,6 +284,11 @@ dump_identity(FILE *f, const struct af_xdp_port *port)
 		af_xdp_dpdk_version_str(RTE_VERSION_NUM(rte_version_year(), rte_version_month(),
 							rte_version_minor(), rte_version_release()),
 					running, sizeof(running)));
+	/* the release of the driver-SDK headers: built_for's, or another of its line */
+	fprintf(f, "dpdk.sdk_headers = %s\n", AF_XDP_DPDK_SDK_VERSION);
+	fprintf(f, "libxdp.built_for = %s\n", AF_XDP_LIBXDP_VERSION);
+	/* closing the descriptors libxdp before 1.4.1 leaks (af_xdp_libxdp.c) */
+	fprintf(f, "libxdp.leak_guard = %s\n", AF_XDP_LIBXDP_LEAKS_PROG_FDS ? "on" : "off");
 	fprintf(f, "port = %u\n", port->port_id);
 	fprintf(f, "name = %s\n", port->name);
 	fprintf(f, "state = %s\n", port->started ? "started" : "stopped");

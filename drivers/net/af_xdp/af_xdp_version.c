@@ -2,10 +2,13 @@
  * Copyright(c) 2026 The af_xdp_direct authors
  */
 
+#define _GNU_SOURCE		/* dladdr1() */
 #include <dlfcn.h>
 #include <errno.h>
+#include <link.h>
 #include <stdio.h>
 
+#include <ethdev_driver.h>
 #include <rte_version.h>
 
 #include "af_xdp.h"
@@ -78,11 +81,34 @@ check_version(uint32_t running)
 	return -ENOTSUP;
 }
 
+size_t
+af_xdp_dpdk_eth_devices_size(void)
+{
+	const ElfW(Sym) *sym = NULL;
+	Dl_info info;
+
+	if (dladdr1(rte_eth_devices, &info, (void **)&sym, RTLD_DL_SYMENT) == 0 || sym == NULL)
+		return 0;
+	return sym->st_size;
+}
+
 int
 af_xdp_dpdk_check_running(void)
 {
-	return check_version(RTE_VERSION_NUM(rte_version_year(), rte_version_month(),
-					     rte_version_minor(), rte_version_release()));
+	size_t running = af_xdp_dpdk_eth_devices_size();
+	int ret;
+
+	ret = check_version(RTE_VERSION_NUM(rte_version_year(), rte_version_month(),
+					    rte_version_minor(), rte_version_release()));
+	if (ret != 0)
+		return ret;
+	if (running != 0 && running != AF_XDP_DPDK_ETH_DEVICES_SIZE) {
+		AF_XDP_LOG(ERR, "%s was built with struct rte_eth_dev of %zu bytes for %d ports (DPDK %s's driver-SDK headers), but this DPDK's rte_eth_devices has %zu bytes: a DPDK built with other options (RTE_MAX_ETHPORTS), or a driver interface those headers do not describe; build %s against the running DPDK",
+			   AF_XDP_PROJECT, sizeof(struct rte_eth_dev), RTE_MAX_ETHPORTS,
+			   AF_XDP_DPDK_SDK_VERSION, running, AF_XDP_PROJECT);
+		return -ENOTSUP;
+	}
+	return 0;
 }
 
 /*

@@ -39,8 +39,21 @@ const char *af_xdp_dpdk_version_str(uint32_t version, char *buf, size_t size);
 const char *af_xdp_dpdk_built_for(void);
 
 /*
+ * The bytes of the running librte_ethdev's rte_eth_devices (its ELF symbol's
+ * size, dladdr1()), or 0 where that cannot be told.
+ */
+size_t af_xdp_dpdk_eth_devices_size(void);
+
+/* What this build lays rte_eth_devices out as: struct rte_eth_dev, by the
+ * driver-SDK headers it was compiled with, times RTE_MAX_ETHPORTS. */
+#define AF_XDP_DPDK_ETH_DEVICES_SIZE (sizeof(struct rte_eth_dev) * RTE_MAX_ETHPORTS)
+
+/*
  * At probe: whether the running DPDK may drive ports with this build; logs
- * a notice for another point release of the line, an error for another line.
+ * a notice for another point release of the line, an error for another line,
+ * or for a running rte_eth_devices not of the size this build lays out (a
+ * DPDK built with other options, or SDK headers of another release that do
+ * not describe it: meson.build checks the same at build time).
  */
 int af_xdp_dpdk_check_running(void);
 
